@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make                 build the module (against the stock kernel the VM
+#                        boots, unpacked by scripts/setup.sh) and userspace
+#   make KDIR=/path      build the module against another kernel tree
+#   make demo            boot the VM, load the module, show the NCM link and
+#                        the family (the README's main job)
+#   make check           every test: host unit tests, then the VM suite;
+#                        ends with "N passed, N failed"
+#   make kmod-check      the module with W=1, sparse (C=1), checkpatch
+
+KENV := $(shell scripts/kernel-env.sh 2>/dev/null)
+KDIR ?= $(patsubst KDIR='%',%,$(filter KDIR=%,$(KENV)))
+V ?= 0
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+export CC CFLAGS
+
+.PHONY: all kmod userspace clean demo check unit vm-check kmod-check
+all: kmod userspace
+
+kmod:
+	@test -n "$(KDIR)" || { echo "no kernel tree: run scripts/setup.sh or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) V=$(V) modules
+
+userspace:
+	$(MAKE) -C selftests/tools
+
+demo: all
+	selftests/vm/run-vm.sh -t 600 selftests/demo.sh
+
+check: all
+	selftests/check.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	$(MAKE) -C selftests/tools clean
+	rm -rf build
