@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Scan a guest kernel log for signs that the kernel went wrong: oops, BUG,
+# WARNING, lockdep and RCU reports, panics, and netdevs that cannot be
+# unregistered because a reference was leaked. Prints each offending line
+# (with its line number) and exits 1 if there is any, 0 otherwise.
+# Usage: check-klog.sh CONSOLE_LOG
+set -u
+log=${1:?usage: check-klog.sh CONSOLE_LOG}
+[ -r "$log" ] || { echo "check-klog: cannot read $log" >&2; exit 2; }
+
+patterns=(
+	'Oops:'
+	'BUG:'
+	'kernel BUG at'
+	'WARNING: CPU:'
+	'WARNING: possible'
+	'WARNING: suspicious RCU usage'
+	'WARNING: inconsistent lock state'
+	'WARNING: bad unlock balance'
+	'WARNING: held lock freed'
+	'WARNING: lock held when returning to user space'
+	'Kernel panic'
+	'general protection fault'
+	'Unable to handle kernel'
+	'unregister_netdevice: waiting for'
+	'refcount_t: '
+	'list_add corruption'
+	'list_del corruption'
+	'UBSAN:'
+	'rcu: INFO: rcu_.* detected stalls'
+	'INFO: task .* blocked for more than'
+	'watchdog: BUG: soft lockup'
+)
+re=$(IFS='|'; echo "${patterns[*]}")
+if grep -nE "$re" "$log"; then
+	exit 1
+fi
+exit 0

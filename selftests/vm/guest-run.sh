@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Inside the test VM: load the usbeth module, run each test program with a
+# time limit and print the whole run as KTAP (each program's own KTAP nested
+# two spaces in), then unload the module. Exit 0 only when every test passed
+# or skipped and the module unloaded.
+#   guest-run.sh TEST...      (USBETH_TOP, USBETH_KMOD from the job script)
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C
+per_test_timeout=${USBETH_TEST_TIMEOUT:-300}
+kmod=${USBETH_KMOD:?}
+n=$(( $# + 2 ))
+failed=0
+i=0
+
+result() { # result OK|FAIL|SKIP NAME [REASON]
+	i=$((i + 1))
+	case $1 in
+	OK) echo "ok $i $2" ;;
+	SKIP) echo "ok $i $2 # SKIP ${3:-}" ;;
+	*) echo "not ok $i $2${3:+ # $3}"; failed=$((failed + 1)) ;;
+	esac
+}
+
+echo "KTAP version 1"
+echo "1..$n"
+echo "# kernel $(uname -r), module $kmod"
+if insmod "$kmod"; then
+	result OK module_load
+else
+	result FAIL module_load "insmod failed"
+fi
+
+for t in "$@"; do
+	name=$(basename "$t")
+	name=${name%.sh}
+	echo "# selftests: usbeth: $name"
+	( cd "$(dirname "$t")" && timeout -k 10 "$per_test_timeout" "$t" ) 2>&1 | sed -u 's/^/  /'
+	rc=${PIPESTATUS[0]}
+	case $rc in
+	0) result OK "$name" ;;
+	4) result SKIP "$name" ;;
+	124|137) result FAIL "$name" "TIMEOUT after ${per_test_timeout}s" ;;
+	*) result FAIL "$name" "exit=$rc" ;;
+	esac
+done
+
+# A module that cannot be removed has leaked a reference; a netdev reference
+# it leaked shows as "unregister_netdevice: waiting for" in the kernel log,
+# which the host checks.
+if [ -d /sys/module/usbeth ]; then
+	if out=$(rmmod usbeth 2>&1); then
+		result OK module_unload
+	else
+		echo "# rmmod: $out (refcnt $(cat /sys/module/usbeth/refcnt 2>/dev/null))"
+		result FAIL module_unload "rmmod failed"
+	fi
+else
+	result SKIP module_unload "module not loaded"
+fi
+echo "# totals: $((n - failed)) ok, $failed not ok"
+[ $failed -eq 0 ]

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the stock Debian kernel under qemu TCG with this machine's root visible
+# (read-only, 9p), load the usbeth module, run the given test programs inside
+# (selftests/vm/guest-run.sh), stream their KTAP output here, unload the
+# module, and exit with the guest's verdict.
+#
+#   run-vm.sh [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST...
+#
+# The run fails when: a test fails; the module does not unload; the guest
+# does not finish within the timeout (it is killed, and we say so); or the
+# guest's kernel log shows an oops, BUG, WARNING, lockdep report, panic or
+# "unregister_netdevice: waiting for" (see check-klog.sh). The kernel log of
+# a failed run is kept and its path printed.
+#
+# The VM has two e1000e NICs wired together (a qemu hub) for the BQL tests.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+timeout_s=${USBETH_VM_TIMEOUT:-900}
+logdir=
+kmod=$top/kmod/usbeth.ko
+quiet=0
+while getopts "t:o:k:q" o; do
+	case $o in
+	t) timeout_s=$OPTARG ;;
+	o) logdir=$OPTARG ;;
+	k) kmod=$OPTARG ;;
+	q) quiet=1 ;;
+	*) echo "usage: run-vm.sh [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST..." >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || { echo "run-vm: no test given" >&2; exit 2; }
+
+eval "$("$top/scripts/kernel-env.sh")" || exit 2
+[ -r "$kmod" ] || { echo "run-vm: module $kmod not built (make)" >&2; exit 2; }
+modabi=$(modinfo -F vermagic "$kmod" | cut -d' ' -f1)
+[ "$modabi" = "$KABI" ] ||
+	{ echo "run-vm: $kmod is built for '$modabi' but the VM boots $KABI" >&2; exit 2; }
+
+tests=()
+for t in "$@"; do
+	p=$(readlink -f "$t") && [ -f "$p" ] || { echo "run-vm: no test program '$t'" >&2; exit 2; }
+	tests+=("$p")
+done
+
+# Guest files must live in the host tree (the guest's /tmp is its own tmpfs).
+work=$top/build/vm
+mkdir -p "$work"
+run=$(mktemp -d "$work/run.XXXXXX")
+initrd=$USBETH_CACHE/$KABI/initramfs.cpio.gz
+if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$here/mkinitramfs.sh" -nt "$initrd" ]; then
+	"$here/mkinitramfs.sh" "$KROOT" "$KABI" "$initrd" || exit 2
+fi
+
+{
+	echo "export USBETH_TOP='$top' USBETH_KMOD='$kmod'"
+	printf 'exec /bin/bash %q' "$here/guest-run.sh"
+	printf ' %q' "${tests[@]}"
+	echo
+} > "$run/job.sh"
+: > "$run/ktap.log"
+: > "$run/console.log"
+
+qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1536 \
+	-nodefaults -display none -no-reboot -no-user-config \
+	-kernel "$KIMAGE" -initrd "$initrd" \
+	-append "console=ttyS0,115200 panic=-1 ignore_loglevel=0 loglevel=7 usbeth.job=$run/job.sh usbeth.modroot=$KROOT" \
+	-chardev "file,id=con,path=$run/console.log" -serial chardev:con \
+	-chardev "file,id=out,path=$run/ktap.log" -serial chardev:out \
+	-fsdev local,id=hostroot,path=/,readonly=on,multidevs=remap,security_model=none \
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+	-netdev hubport,id=h0,hubid=0 -device e1000e,netdev=h0,mac=52:54:00:00:b0:01 \
+	-netdev hubport,id=h1,hubid=0 -device e1000e,netdev=h1,mac=52:54:00:00:b0:02 \
+	-device virtio-rng-pci \
+	> "$run/qemu.log" 2>&1 &
+qpid=$!
+
+# Stream the guest's KTAP output while watching for the end, a hang, or a
+# kernel log that already tells us the run is lost (a netdev that will never
+# unregister, a panic): no point waiting out the whole timeout then.
+if [ $quiet -eq 0 ]; then
+	tail -n +1 -f --pid=$qpid "$run/ktap.log" | grep --line-buffered -v '^USBETH-VM-RESULT' &
+	tailpid=$!
+fi
+start=$SECONDS
+verdict=
+fatal_seen=
+while kill -0 $qpid 2>/dev/null; do
+	if [ $((SECONDS - start)) -ge "$timeout_s" ]; then
+		verdict="timeout: the guest did not finish within ${timeout_s}s"
+		break
+	fi
+	if [ -z "$fatal_seen" ] &&
+	   grep -qE 'unregister_netdevice: waiting for|Kernel panic|soft lockup' "$run/console.log"; then
+		fatal_seen=$SECONDS
+	fi
+	if [ -n "$fatal_seen" ] && [ $((SECONDS - fatal_seen)) -ge 15 ]; then
+		verdict="the guest's kernel is stuck (see the kernel log)"
+		break
+	fi
+	sleep 0.5
+done
+if [ -n "$verdict" ]; then
+	kill $qpid 2>/dev/null
+fi
+wait $qpid 2>/dev/null
+[ $quiet -eq 0 ] && { sleep 0.2; kill "$tailpid" 2>/dev/null; wait "$tailpid" 2>/dev/null; }
+
+rc=1
+res=$(grep -a '^USBETH-VM-RESULT: rc=' "$run/ktap.log" | tail -n1 | sed 's/.*rc=//' | tr -d '\r')
+if [ -z "$verdict" ]; then
+	if [ -z "$res" ]; then
+		verdict="the guest ended without a result (crash? see the kernel log)"
+	elif [ "$res" != 0 ]; then
+		verdict="tests failed in the guest (rc=$res)"
+	else
+		rc=0
+	fi
+fi
+if ! klog=$("$here/check-klog.sh" "$run/console.log"); then
+	rc=1
+	verdict="${verdict:+$verdict; }the guest's kernel log shows a problem:"
+fi
+
+if [ $rc -eq 0 ]; then
+	if [ -n "$logdir" ]; then mkdir -p "$logdir" && cp "$run"/*.log "$logdir"/; fi
+	rm -rf "$run"
+	echo "# run-vm: PASS ($((SECONDS - start))s)"
+	exit 0
+fi
+keep=${logdir:-$work/failed-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$keep" && cp "$run"/*.log "$run/job.sh" "$keep"/ && rm -rf "$run"
+echo "# run-vm: FAIL: $verdict"
+[ -n "$klog" ] && printf '%s\n' "$klog" | head -n 20 | sed 's/^/#   /'
+echo "# run-vm: guest kernel log kept at $keep/console.log"
+exit 1
