@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: host-side tests (unit tests, static checks of kmod/), then the
+# VM suite on the stock kernel with the real drivers. Ends with one line
+#   N passed, N failed[, N skipped]
+# counting every leaf test. Exits non-zero if anything failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+out=$top/build/check
+rm -rf "$out" && mkdir -p "$out"
+P=0 F=0 S=0
+start=$SECONDS
+
+tally() { # tally KTAP_FILE
+	local p f s
+	read -r p f s < <(awk -f "$here/ktap-count.awk" "$1")
+	P=$((P + p)) F=$((F + f)) S=$((S + s))
+}
+
+echo "== host tests"
+n=0
+for t in "$here"/unit/*.sh; do
+	n=$((n + 1))
+	name=$(basename "$t" .sh)
+	echo "# host: $name"
+	"$t" > "$out/host-$name.ktap" 2>&1
+	rc=$?
+	sed 's/^/  /' "$out/host-$name.ktap"
+	{
+		sed 's/^/  /' "$out/host-$name.ktap"
+		case $rc in
+		0) echo "ok $n $name" ;;
+		4) echo "ok $n $name # SKIP" ;;
+		*) echo "not ok $n $name # exit=$rc" ;;
+		esac
+	} > "$out/host-$name.nested"
+	tally "$out/host-$name.nested"
+done
+
+echo "== VM suite"
+mapfile -t vmtests < <(make -s -C "$here" print-tests)
+(cd "$here" && ./vm/run-vm.sh -o "$out/vm" "${vmtests[@]}")
+vmrc=$?
+if [ -f "$out/vm/ktap.log" ]; then
+	tally "$out/vm/ktap.log"
+else
+	kept=$(ls -td "$top"/build/vm/failed-* 2>/dev/null | head -n1)
+	[ -n "$kept" ] && tally "$kept/ktap.log"
+fi
+# A run that failed for a reason outside the tests (kernel log, hang) is a
+# failure of its own.
+if [ $vmrc -ne 0 ]; then
+	F=$((F + 1))
+	echo "not ok vm_run # the VM run failed (see above)"
+fi
+
+echo "# make check took $((SECONDS - start))s"
+line="$P passed, $F failed"
+[ "$S" -gt 0 ] && line="$line, $S skipped"
+echo "$line"
+[ "$F" -eq 0 ]

@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for usbeth selftests: KTAP output and the two test topologies.
+# Source it from a test; it sets USBETH_TOP and NLWAIT.
+#
+# USB NCM link (ncm_setup / ncm_plug / ncm_unplug / ncm_teardown):
+#
+#   netns ncm-gadget                          netns ncm-host
+#   +---------------------------+             +---------------------------+
+#   | $NCM_GADGET_IF (u_ether,  |  dummy_hcd  | $NCM_HOST_IF (cdc_ncm     |
+#   |  usb_f_ncm, configfs g1)  |=== USB  ====|  over usbnet)             |
+#   | 10.200.0.2/24             |             | 10.200.0.1/24             |
+#   +---------------------------+             +---------------------------+
+#
+# e1000e pair (e1k_setup / e1k_teardown): the VM's two e1000e NICs, wired by
+# a qemu hub, each in its own netns:
+#
+#   netns e1k-a: $E1K_A_IF 10.201.0.1/24  <---->  netns e1k-b: $E1K_B_IF 10.201.0.2/24
+
+USBETH_TOP=${USBETH_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+NLWAIT=$USBETH_TOP/selftests/tools/nlwait
+export USBETH_TOP NLWAIT
+
+# ---------------------------------------------------------------- KTAP ----
+__ktap_n=0 __ktap_pass=0 __ktap_fail=0 __ktap_skip=0 __ktap_plan=0
+
+ktap_plan() { # ktap_plan N
+	__ktap_plan=$1
+	echo "KTAP version 1"
+	echo "1..$1"
+}
+ktap_info() { echo "# $*"; }
+ktap_ok() { __ktap_n=$((__ktap_n + 1)); __ktap_pass=$((__ktap_pass + 1)); echo "ok $__ktap_n $1"; }
+ktap_fail() {
+	__ktap_n=$((__ktap_n + 1)); __ktap_fail=$((__ktap_fail + 1))
+	echo "not ok $__ktap_n $1${2:+ # $2}"
+}
+ktap_skip() {
+	__ktap_n=$((__ktap_n + 1)); __ktap_skip=$((__ktap_skip + 1))
+	echo "ok $__ktap_n $1 # SKIP $2"
+}
+# ktap_skip_all REASON: the whole test cannot run here.
+ktap_skip_all() {
+	echo "KTAP version 1"
+	echo "1..0 # SKIP $1"
+	exit 4
+}
+# ktap_check NAME CMD...: one result from a command's exit status; the
+# command's output is shown as diagnostics when it fails.
+ktap_check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ktap_ok "$name"
+	else
+		[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
+		ktap_fail "$name" "failed: $*"
+	fi
+}
+# ktap_expect_eq NAME ACTUAL EXPECTED
+ktap_expect_eq() {
+	if [ "$2" == "$3" ]; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1" "got '$2', expected '$3'"
+	fi
+}
+# ktap_finish: exit 1 if anything failed or the plan was not met, 4 if all
+# skipped, else 0.
+ktap_finish() {
+	if [ "$__ktap_n" -ne "$__ktap_plan" ]; then
+		echo "# planned $__ktap_plan tests, ran $__ktap_n"
+		exit 1
+	fi
+	echo "# totals: pass:$__ktap_pass fail:$__ktap_fail skip:$__ktap_skip"
+	[ "$__ktap_fail" -eq 0 ] || exit 1
+	[ "$__ktap_skip" -lt "$__ktap_n" ] || exit 4
+	exit 0
+}
+
+# An error in setup: say so and stop the test as failed.
+bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+# ---------------------------------------------------------- helpers ------
+# The driver a netdev is bound to, as ethtool reports it.
+link_driver() { # link_driver [NETNS] IFNAME
+	if [ $# -eq 2 ]; then
+		ip netns exec "$1" ethtool -i "$2" 2>/dev/null | sed -n 's/^driver: //p'
+	else
+		ethtool -i "$1" 2>/dev/null | sed -n 's/^driver: //p'
+	fi
+}
+
+# iperf_bytes SERVER_NS CLIENT_NS ADDR IPERF_CLIENT_ARGS...: run one iperf3
+# transfer from a one-off server and print the bytes the receiver counted.
+# The server has no "listening" event to wait on, so the client retries a
+# refused connection a bounded number of times.
+iperf_bytes() {
+	local sns=$1 cns=$2 addr=$3 tries=0 json
+	shift 3
+	ip netns exec "$sns" iperf3 -s -1 -D -B "$addr" >/dev/null 2>&1 || return 1
+	while ! json=$(ip netns exec "$cns" iperf3 -c "$addr" -J "$@" 2>&1); do
+		tries=$((tries + 1))
+		[ $tries -lt 50 ] || { printf '%s\n' "$json" | sed 's/^/# /' >&2; return 1; }
+		sleep 0.1
+	done
+	printf '%s\n' "$json" | awk '/"sum_received"/ { f = 1 } f && /"bytes":/ { gsub(/[^0-9]/, ""); print; exit }'
+}
+
+# ------------------------------------------------------------ NCM link ---
+NCM_GADGET=/sys/kernel/config/usb_gadget/usbeth-g1
+NCM_FUNC=$NCM_GADGET/functions/ncm.usb0
+NCM_UDC=dummy_udc.0
+NCM_HOST_NS=ncm-host NCM_GADGET_NS=ncm-gadget
+NCM_HOST_ADDR=10.200.0.1 NCM_GADGET_ADDR=10.200.0.2
+NCM_HOST_IF= NCM_GADGET_IF=
+
+# ncm_setup [-s super|high] [-v VID] [-p PID] [-q QMULT]
+# Load dummy_hcd at the given speed (default super), make a configfs NCM
+# gadget posing as VID:PID (default 1d6b:0104) and plug it in.
+ncm_setup() {
+	local speed=super vid=0x1d6b pid=0x0104 qmult= o OPTIND=1
+	while getopts "s:v:p:q:" o; do
+		case $o in
+		s) speed=$OPTARG ;;
+		v) vid=$OPTARG ;;
+		p) pid=$OPTARG ;;
+		q) qmult=$OPTARG ;;
+		*) bail "ncm_setup: bad option" ;;
+		esac
+	done
+	case $speed in
+	super) modprobe dummy_hcd is_super_speed=1 || bail "modprobe dummy_hcd" ;;
+	high) modprobe dummy_hcd is_super_speed=0 is_high_speed=1 || bail "modprobe dummy_hcd" ;;
+	*) bail "ncm_setup: speed '$speed' is not super or high" ;;
+	esac
+	modprobe libcomposite && modprobe usb_f_ncm && modprobe cdc_ncm ||
+		bail "cannot load the USB gadget/NCM modules"
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config ||
+		bail "cannot mount configfs"
+	ip netns add "$NCM_HOST_NS" && ip netns add "$NCM_GADGET_NS" ||
+		bail "cannot create the NCM netns"
+
+	mkdir -p "$NCM_GADGET" || bail "configfs gadget"
+	echo "$vid" > "$NCM_GADGET/idVendor"
+	echo "$pid" > "$NCM_GADGET/idProduct"
+	mkdir -p "$NCM_GADGET/strings/0x409" "$NCM_GADGET/configs/c.1/strings/0x409"
+	echo usbeth > "$NCM_GADGET/strings/0x409/manufacturer"
+	echo "usbeth test gadget" > "$NCM_GADGET/strings/0x409/product"
+	echo 0123456789 > "$NCM_GADGET/strings/0x409/serialnumber"
+	echo NCM > "$NCM_GADGET/configs/c.1/strings/0x409/configuration"
+	mkdir "$NCM_FUNC" || bail "cannot create the NCM function"
+	echo 02:00:00:00:b1:01 > "$NCM_FUNC/host_addr"
+	echo 02:00:00:00:b1:02 > "$NCM_FUNC/dev_addr"
+	if [ -n "$qmult" ]; then
+		echo "$qmult" > "$NCM_FUNC/qmult" || bail "cannot set qmult $qmult"
+	fi
+	ln -s "$NCM_FUNC" "$NCM_GADGET/configs/c.1/" || bail "cannot link the NCM function"
+	ncm_plug
+}
+
+# ncm_plug: bind the gadget to the dummy UDC (the cable goes in), put both
+# netdevs in their netns and up, in the order that gives the host carrier:
+# the host must be up when the gadget sends its CONNECT notification, which
+# it does when its netdev opens. (Toggling an open gadget netdev instead
+# makes u_ether disable and re-enable live endpoints, which is flaky.)
+ncm_plug() {
+	echo "$NCM_UDC" > "$NCM_GADGET/UDC" || bail "cannot bind the gadget to $NCM_UDC"
+	if [ -z "$NCM_GADGET_IF" ]; then
+		NCM_GADGET_IF=$(cat "$NCM_FUNC/ifname")
+		ip link set dev "$NCM_GADGET_IF" netns "$NCM_GADGET_NS" ||
+			bail "cannot move $NCM_GADGET_IF into $NCM_GADGET_NS"
+		ip -n "$NCM_GADGET_NS" addr add "$NCM_GADGET_ADDR/24" dev "$NCM_GADGET_IF"
+		ip -n "$NCM_GADGET_NS" link set lo up
+	fi
+	NCM_HOST_IF=$("$NLWAIT" -t 30 driver cdc_ncm) || bail "no cdc_ncm netdev appeared"
+	ip link set dev "$NCM_HOST_IF" netns "$NCM_HOST_NS" ||
+		bail "cannot move $NCM_HOST_IF into $NCM_HOST_NS"
+	ip -n "$NCM_HOST_NS" addr add "$NCM_HOST_ADDR/24" dev "$NCM_HOST_IF"
+	ip -n "$NCM_HOST_NS" link set lo up
+	ip -n "$NCM_HOST_NS" link set dev "$NCM_HOST_IF" up
+	ip -n "$NCM_GADGET_NS" link set dev "$NCM_GADGET_IF" up
+	"$NLWAIT" -N "$NCM_HOST_NS" -t 30 carrier "$NCM_HOST_IF" ||
+		bail "host side $NCM_HOST_IF got no carrier"
+	"$NLWAIT" -N "$NCM_GADGET_NS" -t 30 carrier "$NCM_GADGET_IF" ||
+		bail "gadget side $NCM_GADGET_IF got no carrier"
+}
+
+# ncm_unplug: unbind the UDC (the cable comes out); the host netdev goes.
+# The gadget netdev is taken down first so the next plug opens it after the
+# host side is up (see ncm_plug).
+ncm_unplug() {
+	ip -n "$NCM_GADGET_NS" link set dev "$NCM_GADGET_IF" down
+	echo "" > "$NCM_GADGET/UDC" || bail "cannot unbind the gadget"
+	"$NLWAIT" -N "$NCM_HOST_NS" -t 30 gone "$NCM_HOST_IF" ||
+		bail "host side $NCM_HOST_IF did not go away on unplug"
+	NCM_HOST_IF=
+}
+
+# ncm_teardown: undo ncm_setup, whatever state it got to.
+ncm_teardown() {
+	[ -d "$NCM_GADGET" ] || { ip netns del "$NCM_HOST_NS" 2>/dev/null; ip netns del "$NCM_GADGET_NS" 2>/dev/null; return 0; }
+	[ -n "$(cat "$NCM_GADGET/UDC" 2>/dev/null)" ] && echo "" > "$NCM_GADGET/UDC"
+	rm -f "$NCM_GADGET/configs/c.1/ncm.usb0"
+	rmdir "$NCM_GADGET/configs/c.1/strings/0x409" "$NCM_GADGET/configs/c.1" 2>/dev/null
+	rmdir "$NCM_FUNC" "$NCM_GADGET/strings/0x409" "$NCM_GADGET" 2>/dev/null
+	ip netns del "$NCM_HOST_NS" 2>/dev/null
+	ip netns del "$NCM_GADGET_NS" 2>/dev/null
+	rmmod dummy_hcd 2>/dev/null
+	NCM_HOST_IF= NCM_GADGET_IF=
+	return 0
+}
+
+# -------------------------------------------------------- e1000e pair ---
+E1K_A_NS=e1k-a E1K_B_NS=e1k-b
+E1K_A_ADDR=10.201.0.1 E1K_B_ADDR=10.201.0.2
+E1K_A_MAC=52:54:00:00:b0:01 E1K_B_MAC=52:54:00:00:b0:02
+E1K_A_IF= E1K_B_IF=
+
+__e1k_by_mac() {
+	local d
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
+
+# e1k_setup: the two wired e1000e NICs, one per netns, up with carrier.
+e1k_setup() {
+	modprobe e1000e || bail "modprobe e1000e"
+	E1K_A_IF=$(__e1k_by_mac $E1K_A_MAC) && E1K_B_IF=$(__e1k_by_mac $E1K_B_MAC) ||
+		bail "the VM's e1000e NICs are missing (run in the usbeth VM)"
+	[ "$(link_driver "$E1K_A_IF")" = e1000e ] || bail "$E1K_A_IF is not e1000e"
+	ip netns add "$E1K_A_NS" && ip netns add "$E1K_B_NS" || bail "cannot create the e1000e netns"
+	ip link set dev "$E1K_A_IF" netns "$E1K_A_NS" && ip link set dev "$E1K_B_IF" netns "$E1K_B_NS" ||
+		bail "cannot move the e1000e NICs"
+	ip -n "$E1K_A_NS" addr add "$E1K_A_ADDR/24" dev "$E1K_A_IF"
+	ip -n "$E1K_B_NS" addr add "$E1K_B_ADDR/24" dev "$E1K_B_IF"
+	ip -n "$E1K_A_NS" link set lo up
+	ip -n "$E1K_B_NS" link set lo up
+	ip -n "$E1K_A_NS" link set dev "$E1K_A_IF" up
+	ip -n "$E1K_B_NS" link set dev "$E1K_B_IF" up
+	"$NLWAIT" -N "$E1K_A_NS" -t 30 carrier "$E1K_A_IF" &&
+		"$NLWAIT" -N "$E1K_B_NS" -t 30 carrier "$E1K_B_IF" || bail "e1000e pair: no carrier"
+}
+
+# e1k_teardown: move the NICs back to the initial netns (synchronously; a
+# deleted netns hands physical devices back only later) and drop the netns.
+e1k_teardown() {
+	if [ -n "$E1K_A_IF" ]; then
+		ip -n "$E1K_A_NS" link set dev "$E1K_A_IF" down 2>/dev/null
+		ip -n "$E1K_A_NS" link set dev "$E1K_A_IF" netns 1 2>/dev/null
+	fi
+	if [ -n "$E1K_B_IF" ]; then
+		ip -n "$E1K_B_NS" link set dev "$E1K_B_IF" down 2>/dev/null
+		ip -n "$E1K_B_NS" link set dev "$E1K_B_IF" netns 1 2>/dev/null
+	fi
+	ip netns del "$E1K_A_NS" 2>/dev/null
+	ip netns del "$E1K_B_NS" 2>/dev/null
+	E1K_A_IF= E1K_B_IF=
+	return 0
+}

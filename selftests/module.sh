@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The usbeth module loads and unloads cleanly, and its generic netlink family
+# resolves through the genl controller only while it is loaded.
+source "$(dirname "$0")/lib.sh"
+
+kmod=${USBETH_KMOD:-$USBETH_TOP/kmod/usbeth.ko}
+ktap_plan 8
+
+family() { genl ctrl get name usbeth 2>&1; }
+
+if [ -d /sys/module/usbeth ]; then ktap_ok module_loaded; else ktap_fail module_loaded; fi
+out=$(family)
+if grep -q "Name: usbeth" <<< "$out"; then ktap_ok family_resolves; else ktap_fail family_resolves "$out"; fi
+ktap_check family_version grep -qE 'Version: 0x0*1\b' <<< "$out"
+ktap_check family_monitor_group grep -q 'name: monitor' <<< "$out"
+ktap_expect_eq module_refcnt_idle "$(cat /sys/module/usbeth/refcnt)" 0
+
+ktap_check rmmod rmmod usbeth
+out=$(family)
+if grep -q "Name: usbeth" <<< "$out"; then ktap_fail family_gone_after_rmmod "$out"; else ktap_ok family_gone_after_rmmod; fi
+ktap_check reload insmod "$kmod"
+ktap_finish

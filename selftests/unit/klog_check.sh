@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The VM runner's kernel-log checker passes a clean boot log and catches
+# each kind of failure the harness promises to catch.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../lib.sh"
+chk=$here/../vm/check-klog.sh
+ktap_plan 6
+ktap_check clean_log_passes "$chk" "$here/klog/clean.log"
+for k in warn leak oops lockdep hung; do
+	if out=$("$chk" "$here/klog/$k.log"); then
+		ktap_fail "catches_$k" "not caught"
+	elif [ -z "$out" ]; then
+		ktap_fail "catches_$k" "caught but no offending line shown"
+	else
+		ktap_ok "catches_$k"
+	fi
+done
+ktap_finish
