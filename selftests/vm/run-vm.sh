@@ -51,6 +51,7 @@ done
 work=$top/build/vm
 mkdir -p "$work"
 run=$(mktemp -d "$work/run.XXXXXX")
+trap 'rm -rf "$run"' EXIT
 initrd=$USBETH_CACHE/$KABI/initramfs.cpio.gz
 if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$here/mkinitramfs.sh" -nt "$initrd" ]; then
 	"$here/mkinitramfs.sh" "$KROOT" "$KABI" "$initrd" || exit 2
@@ -68,7 +69,7 @@ fi
 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1536 \
 	-nodefaults -display none -no-reboot -no-user-config \
 	-kernel "$KIMAGE" -initrd "$initrd" \
-	-append "console=ttyS0,115200 panic=-1 ignore_loglevel=0 loglevel=7 usbeth.job=$run/job.sh usbeth.modroot=$KROOT" \
+	-append "console=ttyS0,115200 panic=-1 loglevel=7 usbeth.job=$run/job.sh usbeth.modroot=$KROOT usbeth.top=$top" \
 	-chardev "file,id=con,path=$run/console.log" -serial chardev:con \
 	-chardev "file,id=out,path=$run/ktap.log" -serial chardev:out \
 	-fsdev local,id=hostroot,path=/,readonly=on,multidevs=remap,security_model=none \
