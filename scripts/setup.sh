@@ -34,6 +34,7 @@ pkgs=(
 	libmnl-dev libjson-c-dev
 	sparse shellcheck clang-14 libclang-rt-14-dev
 	dkms debhelper
+	python3 python3-yaml
 )
 missing=()
 for p in "${pkgs[@]}"; do
