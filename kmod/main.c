@@ -3,43 +3,34 @@
  * usbeth: a generic netlink family for tuning USB and embedded Ethernet
  * links per device.
  *
- * Init order: the family is registered last and unregistered first, so it is
- * never reachable while the module is half set up.
+ * Init order: device state and the netdev notifier first, the family last,
+ * so the family is never reachable while the module is half set up; exit
+ * in reverse.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/module.h>
-#include <net/genetlink.h>
-#include <linux/usbeth.h>
-
-static const struct genl_multicast_group usbeth_mcgrps[] = {
-	{ .name = USBETH_MCGRP_MONITOR },
-};
-
-static struct genl_family usbeth_family __ro_after_init = {
-	.name		= USBETH_GENL_NAME,
-	.version	= USBETH_GENL_VERSION,
-	.netnsok	= true,
-	.module		= THIS_MODULE,
-	.mcgrps		= usbeth_mcgrps,
-	.n_mcgrps	= ARRAY_SIZE(usbeth_mcgrps),
-};
+#include "usbeth.h"
 
 static int __init usbeth_init(void)
 {
 	int err;
 
-	err = genl_register_family(&usbeth_family);
+	err = usbeth_device_init();
 	if (err)
 		return err;
-	pr_info("family %s version %u registered\n", USBETH_GENL_NAME,
+	err = usbeth_netlink_init();
+	if (err) {
+		usbeth_device_exit();
+		return err;
+	}
+	pr_info(KBUILD_MODNAME ": family %s version %u registered\n", USBETH_GENL_NAME,
 		USBETH_GENL_VERSION);
 	return 0;
 }
 
 static void __exit usbeth_exit(void)
 {
-	genl_unregister_family(&usbeth_family);
+	usbeth_netlink_exit();
+	usbeth_device_exit();
 }
 
 module_init(usbeth_init);

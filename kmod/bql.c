@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BQL backend: limit_min, limit_max and hold_time of the TX queues' dynamic
+ * queue limits, written the way the core's byte_queue_limits sysfs files
+ * write them (net/core/net-sysfs.c), plus what the counters show: whether
+ * the driver reports its bytes to BQL at all. On 6.1 usbnet, cdc_ncm and
+ * u_ether do not (their limits exist but nothing moves them); e1000e does.
+ */
+#include <linux/dynamic_queue_limits.h>
+#include <linux/jiffies.h>
+#include "usbeth.h"
+
+bool usbeth_bql_capable(struct net_device *dev)
+{
+	/* the condition under which the core creates byte_queue_limits/ */
+	return IS_ENABLED(CONFIG_BQL) && dev->num_tx_queues &&
+	       !(dev->features & NETIF_F_LLTX) &&
+	       !(dev->priv_flags & IFF_NO_QUEUE);
+}
+
+#ifdef CONFIG_BQL
+static struct dql *queue_dql(struct net_device *dev, unsigned int q)
+{
+	return &netdev_get_tx_queue(dev, q)->dql;
+}
+
+u32 usbeth_bql_accounting(struct net_device *dev)
+{
+	struct rtnl_link_stats64 stats;
+	unsigned int q;
+
+	for (q = 0; q < dev->real_num_tx_queues; q++)
+		if (READ_ONCE(queue_dql(dev, q)->num_queued))
+			return USBETH_BQL_ACCOUNTING_ACTIVE;
+	dev_get_stats(dev, &stats);
+	return stats.tx_packets ? USBETH_BQL_ACCOUNTING_NONE :
+				  USBETH_BQL_ACCOUNTING_UNKNOWN;
+}
+
+int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev)
+{
+	struct nlattr *queues, *queue;
+	unsigned int q;
+
+	queues = nla_nest_start(skb, USBETH_A_BQL_QUEUES);
+	if (!queues)
+		return -EMSGSIZE;
+	for (q = 0; q < dev->real_num_tx_queues; q++) {
+		struct dql *dql = queue_dql(dev, q);
+		u32 inflight = READ_ONCE(dql->num_queued) -
+			       READ_ONCE(dql->num_completed);
+
+		queue = nla_nest_start(skb, USBETH_A_BQL_QUEUE);
+		if (!queue ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_INDEX, q) ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT, READ_ONCE(dql->limit)) ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_INFLIGHT, inflight) ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT_MIN,
+				READ_ONCE(dql->min_limit)) ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT_MAX,
+				READ_ONCE(dql->max_limit)) ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_HOLD_TIME,
+				jiffies_to_msecs(READ_ONCE(dql->slack_hold_time)))) {
+			nla_nest_cancel(skb, queues);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(skb, queue);
+	}
+	nla_nest_end(skb, queues);
+	return 0;
+}
+
+static int bql_get(struct net_device *dev, int attr, unsigned int q,
+		   u32 *val)
+{
+	struct dql *dql = queue_dql(dev, q);
+
+	switch (attr) {
+	case USBETH_A_BQL_LIMIT_MIN:
+		*val = READ_ONCE(dql->min_limit);
+		break;
+	case USBETH_A_BQL_LIMIT_MAX:
+		*val = READ_ONCE(dql->max_limit);
+		break;
+	default:
+		*val = jiffies_to_msecs(READ_ONCE(dql->slack_hold_time));
+	}
+	return 0;
+}
+
+static int bql_set(const struct usbeth_req *req, int attr, unsigned int q,
+		   u32 val, const struct nlattr *nla)
+{
+	struct dql *dql = queue_dql(req->dev, q);
+
+	switch (attr) {
+	case USBETH_A_BQL_LIMIT_MIN:
+		WRITE_ONCE(dql->min_limit, val);
+		break;
+	case USBETH_A_BQL_LIMIT_MAX:
+		WRITE_ONCE(dql->max_limit, val);
+		break;
+	default:
+		WRITE_ONCE(dql->slack_hold_time, msecs_to_jiffies(val));
+	}
+	return 0;
+}
+
+/*
+ * Checks that need the whole request: the queue index, and that limit_min
+ * stays at or below limit_max on every queue the request touches.
+ */
+int usbeth_bql_check_request(const struct usbeth_req *req)
+{
+	struct nlattr *qattr = req->tb[USBETH_A_BQL_QUEUE_INDEX];
+	struct nlattr *amin = req->tb[USBETH_A_BQL_LIMIT_MIN];
+	struct nlattr *amax = req->tb[USBETH_A_BQL_LIMIT_MAX];
+	unsigned int q, first = 0, last = req->dev->real_num_tx_queues;
+
+	if (qattr) {
+		if (!amin && !amax && !req->tb[USBETH_A_BQL_HOLD_TIME]) {
+			NL_SET_ERR_MSG_ATTR(req->extack, qattr,
+					    "bql-queue needs bql-limit-min, bql-limit-max or bql-hold-time");
+			return -EINVAL;
+		}
+		if (req->bql_queue >= (int)req->dev->real_num_tx_queues) {
+			usbeth_extack_msg(req->extack, qattr,
+					  "bql-queue %d: %s has %u TX queues",
+					  req->bql_queue, req->dev->name,
+					  req->dev->real_num_tx_queues);
+			return -ERANGE;
+		}
+		first = req->bql_queue;
+		last = first + 1;
+	}
+	if (!amin && !amax)
+		return 0;
+	for (q = first; q < last; q++) {
+		struct dql *dql = queue_dql(req->dev, q);
+		u32 min = amin ? nla_get_u32(amin) : READ_ONCE(dql->min_limit);
+		u32 max = amax ? nla_get_u32(amax) : READ_ONCE(dql->max_limit);
+
+		if (min > max) {
+			usbeth_extack_msg(req->extack, amin ? amin : amax,
+					  "bql-limit-min %u is above bql-limit-max %u on %s TX queue %u",
+					  min, max, req->dev->name, q);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+#else
+u32 usbeth_bql_accounting(struct net_device *dev)
+{
+	return USBETH_BQL_ACCOUNTING_UNKNOWN;
+}
+
+int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev)
+{
+	return 0;
+}
+
+static int bql_get(struct net_device *dev, int attr, unsigned int q,
+		   u32 *val)
+{
+	return -EOPNOTSUPP;
+}
+
+static int bql_set(const struct usbeth_req *req, int attr, unsigned int q,
+		   u32 val, const struct nlattr *nla)
+{
+	return -EOPNOTSUPP;
+}
+
+int usbeth_bql_check_request(const struct usbeth_req *req)
+{
+	return 0;
+}
+#endif
+
+const struct usbeth_knob usbeth_bql_knobs[3] = {
+	{ .attr = USBETH_A_BQL_LIMIT_MIN, .name = "bql-limit-min",
+	  .cap = USBETH_CAP_BQL, .per_queue = true,
+	  .get = bql_get, .set = bql_set },
+	{ .attr = USBETH_A_BQL_LIMIT_MAX, .name = "bql-limit-max",
+	  .cap = USBETH_CAP_BQL, .per_queue = true,
+	  .get = bql_get, .set = bql_set },
+	{ .attr = USBETH_A_BQL_HOLD_TIME, .name = "bql-hold-time",
+	  .cap = USBETH_CAP_BQL, .per_queue = true,
+	  .get = bql_get, .set = bql_set },
+};

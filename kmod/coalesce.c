@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ethtool coalesce backend: tx-usecs, tx-frames, rx-usecs, rx-frames of any
+ * driver with coalesce ops, limited to what the driver declares in
+ * supported_coalesce_params. Like ethtool's own set path, a change reads the
+ * whole current setting, modifies one field and hands it back to the driver,
+ * then tells ethtool listeners.
+ */
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include "usbeth.h"
+
+static const struct {
+	int attr;
+	u32 ethtool_bit;
+	u32 cap;
+} coal_map[] = {
+	{ USBETH_A_COAL_TX_USECS, ETHTOOL_COALESCE_TX_USECS,
+	  USBETH_CAP_COAL_TX_USECS },
+	{ USBETH_A_COAL_TX_FRAMES, ETHTOOL_COALESCE_TX_MAX_FRAMES,
+	  USBETH_CAP_COAL_TX_FRAMES },
+	{ USBETH_A_COAL_RX_USECS, ETHTOOL_COALESCE_RX_USECS,
+	  USBETH_CAP_COAL_RX_USECS },
+	{ USBETH_A_COAL_RX_FRAMES, ETHTOOL_COALESCE_RX_MAX_FRAMES,
+	  USBETH_CAP_COAL_RX_FRAMES },
+};
+
+u32 usbeth_coalesce_caps(struct net_device *dev)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+	u32 caps = 0;
+	unsigned int i;
+
+	if (!ops || !ops->get_coalesce || !ops->set_coalesce)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(coal_map); i++)
+		if (ops->supported_coalesce_params & coal_map[i].ethtool_bit)
+			caps |= coal_map[i].cap;
+	return caps;
+}
+
+static u32 *coal_field(struct ethtool_coalesce *ec, int attr)
+{
+	switch (attr) {
+	case USBETH_A_COAL_TX_USECS:
+		return &ec->tx_coalesce_usecs;
+	case USBETH_A_COAL_TX_FRAMES:
+		return &ec->tx_max_coalesced_frames;
+	case USBETH_A_COAL_RX_USECS:
+		return &ec->rx_coalesce_usecs;
+	default:
+		return &ec->rx_max_coalesced_frames;
+	}
+}
+
+static int coal_read(struct net_device *dev, struct ethtool_coalesce *ec,
+		     struct kernel_ethtool_coalesce *kec)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+	int err;
+
+	if (!netif_device_present(dev))
+		return -ENODEV;
+	if (ops->begin) {
+		err = ops->begin(dev);
+		if (err)
+			return err;
+	}
+	memset(ec, 0, sizeof(*ec));
+	memset(kec, 0, sizeof(*kec));
+	err = ops->get_coalesce(dev, ec, kec, NULL);
+	if (ops->complete)
+		ops->complete(dev);
+	return err;
+}
+
+static int coal_get(struct net_device *dev, int attr, unsigned int queue,
+		    u32 *val)
+{
+	struct kernel_ethtool_coalesce kec;
+	struct ethtool_coalesce ec;
+	int err;
+
+	err = coal_read(dev, &ec, &kec);
+	if (!err)
+		*val = *coal_field(&ec, attr);
+	return err;
+}
+
+static const char *coal_name(int attr)
+{
+	switch (attr) {
+	case USBETH_A_COAL_TX_USECS:
+		return "tx-usecs";
+	case USBETH_A_COAL_TX_FRAMES:
+		return "tx-frames";
+	case USBETH_A_COAL_RX_USECS:
+		return "rx-usecs";
+	default:
+		return "rx-frames";
+	}
+}
+
+static int coal_set(const struct usbeth_req *req, int attr, unsigned int queue,
+		    u32 val, const struct nlattr *nla)
+{
+	const struct ethtool_ops *ops = req->dev->ethtool_ops;
+	struct kernel_ethtool_coalesce kec;
+	struct ethtool_coalesce ec;
+	char drv[32];
+	int err;
+
+	err = coal_read(req->dev, &ec, &kec);
+	if (err)
+		goto refused;
+	*coal_field(&ec, attr) = val;
+	if (ops->begin) {
+		err = ops->begin(req->dev);
+		if (err)
+			goto refused;
+	}
+	err = ops->set_coalesce(req->dev, &ec, &kec, req->extack);
+	if (ops->complete)
+		ops->complete(req->dev);
+	if (err)
+		goto refused;
+	ethtool_notify(req->dev, ETHTOOL_MSG_COALESCE_NTF, NULL);
+	return 0;
+
+refused:
+	usbeth_extack_msg(req->extack, nla, "%s %u: driver %s of %s refused it (%d)",
+			  coal_name(attr), val, usbeth_driver_name(req->dev, drv, sizeof(drv)),
+			  req->dev->name, err);
+	return err;
+}
+
+const struct usbeth_knob usbeth_coalesce_knobs[4] = {
+	{ .attr = USBETH_A_COAL_TX_USECS, .name = "tx-usecs",
+	  .cap = USBETH_CAP_COAL_TX_USECS,
+	  .get = coal_get, .set = coal_set },
+	{ .attr = USBETH_A_COAL_TX_FRAMES, .name = "tx-frames",
+	  .cap = USBETH_CAP_COAL_TX_FRAMES,
+	  .get = coal_get, .set = coal_set },
+	{ .attr = USBETH_A_COAL_RX_USECS, .name = "rx-usecs",
+	  .cap = USBETH_CAP_COAL_RX_USECS,
+	  .get = coal_get, .set = coal_set },
+	{ .attr = USBETH_A_COAL_RX_FRAMES, .name = "rx-frames",
+	  .cap = USBETH_CAP_COAL_RX_FRAMES,
+	  .get = coal_get, .set = coal_set },
+};

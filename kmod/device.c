@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device classification (role, USB identity, capabilities), the records
+ * usbeth keeps for gadget netdevs, and the netdev notifier.
+ *
+ * A gadget record remembers the qmult that was configured when the link
+ * last came up, because u_ether sizes its request pools only then. It holds
+ * a tracked reference on the netdev, taken at NETDEV_REGISTER and released
+ * at the real NETDEV_UNREGISTER (a netns move also sends UNREGISTER and
+ * REGISTER, with reg_state still NETREG_REGISTERED: the record survives it)
+ * and at module exit. Records are only touched under rtnl.
+ */
+#include <linux/ethtool.h>
+#include <linux/list.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/usb.h>
+#include <linux/usb/gadget.h>
+#include "usbeth.h"
+
+struct usbeth_gadget_rec {
+	struct list_head list;
+	struct net_device *dev;
+	netdevice_tracker tracker;
+	bool carrier;
+	bool active_known;
+	u32 qmult_active;
+};
+
+static LIST_HEAD(gadget_recs);
+
+static bool is_usb_host_side(struct net_device *dev)
+{
+	struct device *parent = dev->dev.parent;
+
+	return parent && parent->bus && parent->bus->name &&
+	       !strcmp(parent->bus->name, "usb") && parent->type &&
+	       parent->type->name && !strcmp(parent->type->name, "usb_interface");
+}
+
+static bool is_usb_gadget_side(struct net_device *dev)
+{
+	/*
+	 * u_ether names its netdevs' device type "gadget". Their parent is
+	 * the gadget only while bound to a UDC: since the u_ether detach
+	 * fixes (backported to 6.1.y) unbind moves them to no parent.
+	 */
+	return dev->dev.type && dev->dev.type->name &&
+	       !strcmp(dev->dev.type->name, "gadget");
+}
+
+static u32 speed_of(enum usb_device_speed s)
+{
+	switch (s) {
+	case USB_SPEED_LOW:
+		return USBETH_USB_SPEED_LOW;
+	case USB_SPEED_FULL:
+		return USBETH_USB_SPEED_FULL;
+	case USB_SPEED_HIGH:
+		return USBETH_USB_SPEED_HIGH;
+	case USB_SPEED_WIRELESS:
+		return USBETH_USB_SPEED_WIRELESS;
+	case USB_SPEED_SUPER:
+		return USBETH_USB_SPEED_SUPER;
+	case USB_SPEED_SUPER_PLUS:
+		return USBETH_USB_SPEED_SUPER_PLUS;
+	default:
+		return USBETH_USB_SPEED_UNKNOWN;
+	}
+}
+
+const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+	struct device *parent = dev->dev.parent;
+
+	if (ops && ops->get_drvinfo) {
+		struct ethtool_drvinfo info = {};
+
+		ops->get_drvinfo(dev, &info);
+		if (info.driver[0]) {
+			strscpy(buf, info.driver, len);
+			return buf;
+		}
+	}
+	if (parent && parent->driver && parent->driver->name)
+		strscpy(buf, parent->driver->name, len);
+	else
+		strscpy(buf, "", len);
+	return buf;
+}
+
+void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->role = USBETH_ROLE_OTHER;
+
+	if (is_usb_host_side(dev)) {
+		struct usb_interface *intf = to_usb_interface(dev->dev.parent);
+		struct usb_device *udev = interface_to_usbdev(intf);
+
+		id->role = USBETH_ROLE_USB_HOST;
+		id->speed = speed_of(udev->speed);
+		id->vid = le16_to_cpu(udev->descriptor.idVendor);
+		id->pid = le16_to_cpu(udev->descriptor.idProduct);
+		id->busnum = udev->bus->busnum;
+		id->usb_path = dev_name(&udev->dev);
+		if (usbeth_ncm_present(dev))
+			id->caps |= USBETH_CAP_NTB | USBETH_CAP_TX_TIMER;
+	} else if (is_usb_gadget_side(dev)) {
+		struct device *parent = READ_ONCE(dev->dev.parent);
+
+		id->role = USBETH_ROLE_USB_GADGET;
+		if (parent) {
+			struct usb_gadget *g = container_of(parent,
+							    struct usb_gadget,
+							    dev);
+
+			id->speed = speed_of(g->speed);
+			id->max_speed = speed_of(g->max_speed);
+			id->udc = g->dev.parent ? dev_name(g->dev.parent) : NULL;
+		}
+		if (usbeth_gadget_qmult_available())
+			id->caps |= USBETH_CAP_QMULT;
+	}
+	id->caps |= usbeth_coalesce_caps(dev);
+	if (usbeth_bql_capable(dev))
+		id->caps |= USBETH_CAP_BQL;
+}
+
+static struct usbeth_gadget_rec *rec_find(struct net_device *dev)
+{
+	struct usbeth_gadget_rec *rec;
+
+	list_for_each_entry(rec, &gadget_recs, list)
+		if (rec->dev == dev)
+			return rec;
+	return NULL;
+}
+
+bool usbeth_qmult_active(struct net_device *dev, u32 *qmult)
+{
+	struct usbeth_gadget_rec *rec;
+
+	ASSERT_RTNL();
+	rec = rec_find(dev);
+	if (!rec || !rec->carrier || !rec->active_known)
+		return false;
+	*qmult = rec->qmult_active;
+	return true;
+}
+
+static void rec_add(struct net_device *dev)
+{
+	struct usbeth_gadget_rec *rec;
+
+	if (rec_find(dev))
+		return;
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	if (!rec)
+		return;	/* only QMULT_ACTIVE is lost: it is reported as unknown */
+	rec->dev = dev;
+	/* a link that is already up came up before we could see its qmult */
+	rec->carrier = netif_carrier_ok(dev);
+	netdev_hold(dev, &rec->tracker, GFP_KERNEL);
+	list_add(&rec->list, &gadget_recs);
+}
+
+static void rec_free(struct usbeth_gadget_rec *rec)
+{
+	list_del(&rec->list);
+	netdev_put(rec->dev, &rec->tracker);
+	kfree(rec);
+}
+
+static void rec_carrier(struct net_device *dev)
+{
+	struct usbeth_gadget_rec *rec = rec_find(dev);
+	bool up = netif_carrier_ok(dev);
+
+	if (!rec || up == rec->carrier)
+		return;
+	rec->carrier = up;
+	rec->active_known = up &&
+		!usbeth_gadget_get_qmult(dev, &rec->qmult_active);
+}
+
+static int usbeth_netdev_event(struct notifier_block *nb, unsigned long event,
+			       void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	bool gadget = is_usb_gadget_side(dev);
+	bool usb = gadget || is_usb_host_side(dev);
+	struct usbeth_gadget_rec *rec;
+
+	switch (event) {
+	case NETDEV_REGISTER:
+		if (gadget)
+			rec_add(dev);
+		if (usb)
+			usbeth_notify_dev(dev, USBETH_CMD_NEW_NTF);
+		break;
+	case NETDEV_CHANGE:
+	case NETDEV_UP:
+		if (gadget)
+			rec_carrier(dev);
+		break;
+	case NETDEV_UNREGISTER:
+		if (usb)
+			usbeth_notify_dev(dev, USBETH_CMD_DEL_NTF);
+		/*
+		 * Whatever the device looks like now: the record's reference
+		 * must go when the device really goes (not on a netns move).
+		 */
+		rec = rec_find(dev);
+		if (rec && dev->reg_state != NETREG_REGISTERED)
+			rec_free(rec);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block usbeth_netdev_nb = {
+	.notifier_call = usbeth_netdev_event,
+};
+
+int usbeth_device_init(void)
+{
+	return register_netdevice_notifier(&usbeth_netdev_nb);
+}
+
+void usbeth_device_exit(void)
+{
+	struct usbeth_gadget_rec *rec, *tmp;
+
+	unregister_netdevice_notifier(&usbeth_netdev_nb);
+	rtnl_lock();
+	list_for_each_entry_safe(rec, tmp, &gadget_recs, list)
+		rec_free(rec);
+	rtnl_unlock();
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cdc_ncm backend: NTB sizes and the TX coalescing timer.
+ *
+ * cdc_ncm (and the drivers built on it: cdc_mbim, huawei_cdc_ncm) puts its
+ * knobs in the "cdc_ncm" sysfs group of the netdev. usbeth calls the show
+ * and store functions of those very attributes, so every value goes through
+ * the driver's own validated path: rx_max sends SET_NTB_INPUT_SIZE to the
+ * device and resizes the RX URBs, tx_max flushes and resizes the TX buffer,
+ * tx_timer_usecs re-arms the driver's hrtimer. Nothing is written behind
+ * the driver's back, and no driver struct layout is assumed.
+ */
+#include <linux/device.h>
+#include <linux/gfp.h>
+#include <linux/usb/cdc.h>
+#include <linux/usb/cdc_ncm.h>
+#include "usbeth.h"
+
+static struct device_attribute *ncm_attr(struct net_device *dev,
+					 const char *name)
+{
+	const struct attribute_group *grp = dev->sysfs_groups[0];
+	struct attribute **a;
+
+	if (!grp || !grp->name || strcmp(grp->name, "cdc_ncm") || !grp->attrs)
+		return NULL;
+	for (a = grp->attrs; *a; a++)
+		if (!strcmp((*a)->name, name))
+			return container_of(*a, struct device_attribute, attr);
+	return NULL;
+}
+
+bool usbeth_ncm_present(struct net_device *dev)
+{
+	static const char * const needed[] = {
+		"rx_max", "tx_max", "tx_timer_usecs",
+		"dwNtbInMaxSize", "dwNtbOutMaxSize",
+	};
+	struct device_attribute *da;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(needed); i++) {
+		da = ncm_attr(dev, needed[i]);
+		if (!da || !da->show)
+			return false;
+	}
+	return true;
+}
+
+int usbeth_ncm_read(struct net_device *dev, const char *name, u32 *val)
+{
+	struct device_attribute *da = ncm_attr(dev, name);
+	char *page;
+	ssize_t n;
+	int err;
+
+	if (!da || !da->show)
+		return -EOPNOTSUPP;
+	/* show() may use sysfs_emit(), which wants a whole page */
+	page = (char *)get_zeroed_page(GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+	n = da->show(&dev->dev, da, page);
+	if (n < 0)
+		err = n;
+	else
+		err = kstrtou32(strim(page), 0, val);
+	free_page((unsigned long)page);
+	return err;
+}
+
+static int ncm_write(struct net_device *dev, const char *name, u32 val)
+{
+	struct device_attribute *da = ncm_attr(dev, name);
+	char buf[16];
+	ssize_t n;
+	int len;
+
+	if (!da || !da->store)
+		return -EOPNOTSUPP;
+	len = scnprintf(buf, sizeof(buf), "%u", val);
+	n = da->store(&dev->dev, da, buf, len);
+	return n < 0 ? n : 0;
+}
+
+/* The largest NTB the driver will accept in each direction. */
+static int ncm_max(struct net_device *dev, bool rx, u32 *max)
+{
+	u32 dev_max;
+	int err;
+
+	err = usbeth_ncm_read(dev, rx ? "dwNtbInMaxSize" : "dwNtbOutMaxSize",
+			      &dev_max);
+	if (err)
+		return err;
+	if (rx)
+		*max = min_t(u32, dev_max, CDC_NCM_NTB_MAX_SIZE_RX);
+	else if (!dev_max)
+		*max = CDC_NCM_NTB_MAX_SIZE_TX;
+	else
+		*max = clamp_t(u32, dev_max, USB_CDC_NCM_NTB_MIN_OUT_SIZE,
+			       CDC_NCM_NTB_MAX_SIZE_TX);
+	return 0;
+}
+
+static int ntb_check(const struct usbeth_req *req, const struct nlattr *attr,
+		     u32 val, bool rx)
+{
+	const char *knob = rx ? "ntb-rx-max" : "ntb-tx-max";
+	u32 min = rx ? USB_CDC_NCM_NTB_MIN_IN_SIZE : USB_CDC_NCM_NTB_MIN_OUT_SIZE;
+	u32 max;
+	int err;
+
+	err = ncm_max(req->dev, rx, &max);
+	if (err) {
+		usbeth_extack_msg(req->extack, attr,
+				  "%s: cannot read the NTB maximum of %s (%d)",
+				  knob, req->dev->name, err);
+		return err;
+	}
+	if (val > max) {
+		usbeth_extack_msg(req->extack, attr,
+				  "%s %u is above the maximum of %s: %u bytes (%s)",
+				  knob, val, req->dev->name, max,
+				  rx ? "dwNtbInMaxSize" : "dwNtbOutMaxSize");
+		return -ERANGE;
+	}
+	if (val < min) {
+		usbeth_extack_msg(req->extack, attr,
+				  "%s %u is below the minimum NTB size %u",
+				  knob, val, min);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+static int ntb_rx_check(const struct usbeth_req *req,
+			const struct nlattr *attr, u32 val)
+{
+	return ntb_check(req, attr, val, true);
+}
+
+static int ntb_tx_check(const struct usbeth_req *req,
+			const struct nlattr *attr, u32 val)
+{
+	return ntb_check(req, attr, val, false);
+}
+
+static int ntb_rx_get(struct net_device *dev, int attr, unsigned int queue,
+		      u32 *val)
+{
+	return usbeth_ncm_read(dev, "rx_max", val);
+}
+
+static int ntb_tx_get(struct net_device *dev, int attr, unsigned int queue,
+		      u32 *val)
+{
+	return usbeth_ncm_read(dev, "tx_max", val);
+}
+
+static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
+		   u32 val, bool rx)
+{
+	const char *knob = rx ? "ntb-rx-max" : "ntb-tx-max";
+	const char *file = rx ? "rx_max" : "tx_max";
+	u32 now;
+	int err;
+
+	err = ncm_write(req->dev, file, val);
+	if (!err)
+		err = usbeth_ncm_read(req->dev, file, &now);
+	if (err) {
+		usbeth_extack_msg(req->extack, attr,
+				  "%s %u: driver %s refused it (%d)",
+				  knob, val, "cdc_ncm", err);
+		return err;
+	}
+	/*
+	 * rx_max only changes when the device accepted SET_NTB_INPUT_SIZE;
+	 * tx_max gets one pad byte when it is a multiple of the USB packet.
+	 */
+	if (now != val && !(!rx && now == val + 1)) {
+		usbeth_extack_msg(req->extack, attr,
+				  "%s %u: %s kept %u (the device did not accept the new size)",
+				  knob, val, req->dev->name, now);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int ntb_rx_set(const struct usbeth_req *req, int attr,
+		      unsigned int queue, u32 val, const struct nlattr *nla)
+{
+	return ntb_set(req, nla, val, true);
+}
+
+static int ntb_tx_set(const struct usbeth_req *req, int attr,
+		      unsigned int queue, u32 val, const struct nlattr *nla)
+{
+	return ntb_set(req, nla, val, false);
+}
+
+static int timer_check(const struct usbeth_req *req,
+		       const struct nlattr *attr, u32 val)
+{
+	if (val && (val < USBETH_TX_TIMER_MIN_USECS ||
+		    val > USBETH_TX_TIMER_MAX_USECS)) {
+		usbeth_extack_msg(req->extack, attr,
+				  "tx-timer-usecs %u: must be 0 (off) or %u..%u",
+				  val, USBETH_TX_TIMER_MIN_USECS,
+				  USBETH_TX_TIMER_MAX_USECS);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+static int timer_get(struct net_device *dev, int attr, unsigned int queue,
+		     u32 *val)
+{
+	return usbeth_ncm_read(dev, "tx_timer_usecs", val);
+}
+
+static int timer_set(const struct usbeth_req *req, int attr,
+		     unsigned int queue, u32 val, const struct nlattr *nla)
+{
+	int err = ncm_write(req->dev, "tx_timer_usecs", val);
+
+	if (err)
+		usbeth_extack_msg(req->extack, nla,
+				  "tx-timer-usecs %u: driver cdc_ncm refused it (%d)",
+				  val, err);
+	return err;
+}
+
+const struct usbeth_knob usbeth_ncm_knobs[3] = {
+	{
+		.attr = USBETH_A_NTB_RX_MAX, .name = "ntb-rx-max",
+		.cap = USBETH_CAP_NTB, .check = ntb_rx_check,
+		.get = ntb_rx_get, .set = ntb_rx_set,
+	}, {
+		.attr = USBETH_A_NTB_TX_MAX, .name = "ntb-tx-max",
+		.cap = USBETH_CAP_NTB, .check = ntb_tx_check,
+		.get = ntb_tx_get, .set = ntb_tx_set,
+	}, {
+		.attr = USBETH_A_TX_TIMER_USECS, .name = "tx-timer-usecs",
+		.cap = USBETH_CAP_TX_TIMER, .check = timer_check,
+		.get = timer_get, .set = timer_set,
+	},
+};

@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The usbeth generic netlink family: GET (do, dump), SET, notifications.
+ * uapi/linux/usbeth.h documents the contract.
+ *
+ * Every handler takes rtnl, looks the device up in the caller's netns and
+ * re-checks that it is registered, so the driver behind it cannot go away
+ * while usbeth talks to it. A SET validates every attribute before it
+ * applies any, and puts back what it applied when a later one fails.
+ */
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+#include "usbeth.h"
+
+static struct genl_family usbeth_family;
+static bool usbeth_family_live;	/* notifications may go out */
+
+/* Every knob, in the order a SET applies them. */
+static const struct usbeth_knob *const usbeth_knob_list[] = {
+	&usbeth_gadget_knobs[0],
+	&usbeth_ncm_knobs[0], &usbeth_ncm_knobs[1], &usbeth_ncm_knobs[2],
+	&usbeth_bql_knobs[0], &usbeth_bql_knobs[1], &usbeth_bql_knobs[2],
+	&usbeth_coalesce_knobs[0], &usbeth_coalesce_knobs[1],
+	&usbeth_coalesce_knobs[2], &usbeth_coalesce_knobs[3],
+};
+
+#ifdef USBETH_COMPAT_EXTACK_RING
+#define EXTACK_RING 32
+#define EXTACK_LEN 160
+static char extack_ring[EXTACK_RING][EXTACK_LEN];
+static atomic_t extack_next = ATOMIC_INIT(0);
+
+void usbeth_extack_msg(struct netlink_ext_ack *extack,
+		       const struct nlattr *attr, const char *fmt, ...)
+{
+	char *buf;
+	va_list ap;
+
+	if (!extack)
+		return;
+	buf = extack_ring[(unsigned int)atomic_inc_return(&extack_next) %
+			  EXTACK_RING];
+	va_start(ap, fmt);
+	vsnprintf(buf, EXTACK_LEN - 1, fmt, ap);
+	va_end(ap);
+	extack->_msg = buf;
+	extack->bad_attr = attr;
+}
+#endif
+
+int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
+		    u32 seq, int flags, u8 cmd)
+{
+	struct usbeth_ident id;
+	unsigned int i;
+	char drv[32];
+	void *hdr;
+	u32 val;
+
+	hdr = genlmsg_put(skb, portid, seq, &usbeth_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	usbeth_ident(dev, &id);
+	if (nla_put_u32(skb, USBETH_A_IFINDEX, dev->ifindex) ||
+	    nla_put_string(skb, USBETH_A_IFNAME, dev->name) ||
+	    nla_put_u32(skb, USBETH_A_ROLE, id.role))
+		goto cancel;
+	if (cmd == USBETH_CMD_DEL_NTF)
+		goto done;
+
+	if (nla_put_string(skb, USBETH_A_DRIVER,
+			   usbeth_driver_name(dev, drv, sizeof(drv))) ||
+	    nla_put_u32(skb, USBETH_A_CAPS, id.caps))
+		goto cancel;
+	if (id.role == USBETH_ROLE_USB_HOST &&
+	    (nla_put_u32(skb, USBETH_A_USB_SPEED, id.speed) ||
+	     nla_put_u16(skb, USBETH_A_USB_VID, id.vid) ||
+	     nla_put_u16(skb, USBETH_A_USB_PID, id.pid) ||
+	     nla_put_u32(skb, USBETH_A_USB_BUSNUM, id.busnum) ||
+	     nla_put_string(skb, USBETH_A_USB_PATH, id.usb_path)))
+		goto cancel;
+	if (id.role == USBETH_ROLE_USB_GADGET &&
+	    (nla_put_u32(skb, USBETH_A_USB_SPEED, id.speed) ||
+	     nla_put_u32(skb, USBETH_A_GADGET_MAX_SPEED, id.max_speed) ||
+	     (id.udc && nla_put_string(skb, USBETH_A_GADGET_UDC, id.udc))))
+		goto cancel;
+
+	/* every value as the driver holds it now */
+	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
+		const struct usbeth_knob *k = usbeth_knob_list[i];
+
+		if (!(id.caps & k->cap) || k->per_queue)
+			continue;
+		if (k->get(dev, k->attr, 0, &val))
+			continue;
+		if (nla_put_u32(skb, k->attr, val))
+			goto cancel;
+	}
+	if ((id.caps & USBETH_CAP_QMULT) && usbeth_qmult_active(dev, &val) &&
+	    nla_put_u32(skb, USBETH_A_QMULT_ACTIVE, val))
+		goto cancel;
+	if (id.caps & USBETH_CAP_NTB) {
+		if (!usbeth_ncm_read(dev, "dwNtbInMaxSize", &val) &&
+		    nla_put_u32(skb, USBETH_A_NTB_DEV_RX_MAX, val))
+			goto cancel;
+		if (!usbeth_ncm_read(dev, "dwNtbOutMaxSize", &val) &&
+		    nla_put_u32(skb, USBETH_A_NTB_DEV_TX_MAX, val))
+			goto cancel;
+	}
+	if (id.caps & USBETH_CAP_BQL &&
+	    (nla_put_u32(skb, USBETH_A_BQL_ACCOUNTING,
+			 usbeth_bql_accounting(dev)) ||
+	     usbeth_bql_fill(skb, dev)))
+		goto cancel;
+done:
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* NEW and DEL notifications, from the netdev notifier (under rtnl). */
+void usbeth_notify_dev(struct net_device *dev, u8 cmd)
+{
+	struct sk_buff *skb;
+
+	if (!READ_ONCE(usbeth_family_live))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	if (usbeth_fill_dev(skb, dev, 0, 0, 0, cmd)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_multicast_netns(&usbeth_family, dev_net(dev), skb, 0, 0,
+				GFP_KERNEL);
+}
+
+/* Exactly one of IFINDEX / IFNAME, in the caller's netns; under rtnl. */
+static struct net_device *usbeth_lookup(struct net *net, struct nlattr **tb,
+					struct netlink_ext_ack *extack)
+{
+	struct nlattr *idx = tb[USBETH_A_IFINDEX], *name = tb[USBETH_A_IFNAME];
+	struct net_device *dev;
+
+	if (!!idx == !!name) {
+		NL_SET_ERR_MSG(extack,
+			       "give exactly one of ifindex and ifname");
+		return ERR_PTR(-EINVAL);
+	}
+	if (idx)
+		dev = __dev_get_by_index(net, nla_get_u32(idx));
+	else
+		dev = __dev_get_by_name(net, nla_data(name));
+	if (!dev || dev->reg_state != NETREG_REGISTERED) {
+		if (idx)
+			usbeth_extack_msg(extack, idx, "no device with ifindex %u",
+					  nla_get_u32(idx));
+		else
+			usbeth_extack_msg(extack, name, "no device named '%s'",
+					  (char *)nla_data(name));
+		return ERR_PTR(-ENODEV);
+	}
+	return dev;
+}
+
+static int usbeth_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net_device *dev;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rtnl_lock();
+	dev = usbeth_lookup(genl_info_net(info), info->attrs, info->extack);
+	if (IS_ERR(dev)) {
+		err = PTR_ERR(dev);
+		goto out;
+	}
+	err = usbeth_fill_dev(msg, dev, info->snd_portid, info->snd_seq, 0,
+			      USBETH_CMD_GET);
+out:
+	rtnl_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int usbeth_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	unsigned int h, s_h = cb->args[0];
+	long idx, s_idx = cb->args[1];
+	struct nlattr **attrs = usbeth_dump_attrs(cb);
+	struct net_device *dev;
+	int err = 0, a;
+
+	for (a = 1; attrs && a <= USBETH_A_MAX; a++) {
+		if (attrs[a]) {
+			NL_SET_ERR_MSG_ATTR(cb->extack, attrs[a],
+					    "a dump takes no attributes");
+			return -EINVAL;
+		}
+	}
+
+	rtnl_lock();
+	cb->seq = net->dev_base_seq;
+	for (h = s_h; h < NETDEV_HASHENTRIES; h++, s_idx = 0) {
+		idx = 0;
+		hlist_for_each_entry(dev, &net->dev_index_head[h], index_hlist) {
+			if (idx < s_idx)
+				goto next;
+			err = usbeth_fill_dev(skb, dev,
+					      NETLINK_CB(cb->skb).portid,
+					      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					      USBETH_CMD_GET);
+			if (err)
+				goto out;
+			genl_dump_check_consistent(cb, nlmsg_data(nlmsg_hdr(skb)));
+next:
+			idx++;
+		}
+	}
+out:
+	rtnl_unlock();
+	cb->args[0] = h;
+	cb->args[1] = idx;
+	/* a device that does not fit an empty message is an error */
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}
+
+struct usbeth_saved {
+	const struct usbeth_knob *knob;
+	const struct nlattr *attr;
+	unsigned int first, last;	/* TX queues, [first, last) */
+	u32 *old;
+	bool applied;
+};
+
+static void usbeth_put_back(const struct usbeth_req *req,
+			    struct usbeth_saved *sv, unsigned int n)
+{
+	unsigned int i, q;
+
+	/* reverse order; without an extack: the reply names the failure */
+	struct usbeth_req quiet = *req;
+
+	quiet.extack = NULL;
+	for (i = n; i-- > 0;) {
+		if (!sv[i].applied)
+			continue;
+		for (q = sv[i].first; q < sv[i].last; q++)
+			sv[i].knob->set(&quiet, sv[i].knob->attr, q,
+					sv[i].old[q - sv[i].first], sv[i].attr);
+	}
+}
+
+static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	struct usbeth_saved *sv = NULL;
+	struct usbeth_req req = { .tb = tb, .extack = extack, .bql_queue = -1 };
+	struct usbeth_ident id;
+	unsigned int i, q, n = 0, nsv = 0;
+	bool changed = false;
+	char drv[32];
+	int err;
+
+	rtnl_lock();
+	req.dev = usbeth_lookup(genl_info_net(info), tb, extack);
+	if (IS_ERR(req.dev)) {
+		err = PTR_ERR(req.dev);
+		goto unlock;
+	}
+	usbeth_ident(req.dev, &id);
+	req.caps = id.caps;
+	if (tb[USBETH_A_BQL_QUEUE_INDEX])
+		req.bql_queue = nla_get_u32(tb[USBETH_A_BQL_QUEUE_INDEX]);
+
+	/* 1. validate everything; nothing is applied yet */
+	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
+		const struct usbeth_knob *k = usbeth_knob_list[i];
+		struct nlattr *a = tb[k->attr];
+
+		if (!a)
+			continue;
+		n++;
+		if (!(req.caps & k->cap)) {
+			usbeth_extack_msg(extack, a,
+					  "%s is not supported by %s (driver %s)",
+					  k->name, req.dev->name,
+					  usbeth_driver_name(req.dev, drv,
+							     sizeof(drv)));
+			err = -EOPNOTSUPP;
+			goto unlock;
+		}
+		if (k->check) {
+			err = k->check(&req, a, nla_get_u32(a));
+			if (err)
+				goto unlock;
+		}
+	}
+	if (tb[USBETH_A_BQL_QUEUE_INDEX] && !(req.caps & USBETH_CAP_BQL)) {
+		usbeth_extack_msg(extack, tb[USBETH_A_BQL_QUEUE_INDEX],
+				  "bql-queue is not supported by %s (driver %s)",
+				  req.dev->name,
+				  usbeth_driver_name(req.dev, drv, sizeof(drv)));
+		err = -EOPNOTSUPP;
+		goto unlock;
+	}
+	if (req.caps & USBETH_CAP_BQL) {
+		err = usbeth_bql_check_request(&req);
+		if (err)
+			goto unlock;
+	}
+	if (!n) {
+		NL_SET_ERR_MSG(extack, "nothing to set");
+		err = -EINVAL;
+		goto unlock;
+	}
+
+	/* 2. remember what the driver holds now */
+	sv = kcalloc(n, sizeof(*sv), GFP_KERNEL);
+	if (!sv) {
+		err = -ENOMEM;
+		goto unlock;
+	}
+	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
+		const struct usbeth_knob *k = usbeth_knob_list[i];
+		struct usbeth_saved *s = &sv[nsv];
+
+		if (!tb[k->attr])
+			continue;
+		s->knob = k;
+		s->attr = tb[k->attr];
+		s->first = 0;
+		s->last = 1;
+		if (k->per_queue) {
+			s->first = req.bql_queue >= 0 ? req.bql_queue : 0;
+			s->last = req.bql_queue >= 0 ? req.bql_queue + 1 :
+				  req.dev->real_num_tx_queues;
+		}
+		nsv++;
+		s->old = kcalloc(max(s->last - s->first, 1U), sizeof(u32),
+				 GFP_KERNEL);
+		if (!s->old) {
+			err = -ENOMEM;
+			goto free;
+		}
+		for (q = s->first; q < s->last; q++) {
+			err = k->get(req.dev, k->attr, q, &s->old[q - s->first]);
+			if (err) {
+				usbeth_extack_msg(extack, s->attr,
+						  "%s: cannot read the current value from %s (%d)",
+						  k->name, req.dev->name, err);
+				goto free;
+			}
+		}
+	}
+
+	/* 3. apply in order; on failure put back what was applied */
+	for (i = 0; i < nsv; i++) {
+		u32 val = nla_get_u32(sv[i].attr);
+
+		sv[i].applied = true;
+		for (q = sv[i].first; q < sv[i].last; q++) {
+			err = sv[i].knob->set(&req, sv[i].knob->attr, q, val,
+					      sv[i].attr);
+			if (err) {
+				if (!extack || !extack->_msg)
+					usbeth_extack_msg(extack, sv[i].attr,
+							  "%s %u: %s refused it (%d)",
+							  sv[i].knob->name, val,
+							  req.dev->name, err);
+				usbeth_put_back(&req, sv, i + 1);
+				goto free;
+			}
+			if (sv[i].old[q - sv[i].first] != val)
+				changed = true;
+		}
+	}
+	err = 0;
+	if (changed) {
+		struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+
+		if (msg && !usbeth_fill_dev(msg, req.dev, info->snd_portid,
+					    info->snd_seq, 0,
+					    USBETH_CMD_CHANGE_NTF))
+			genl_notify(&usbeth_family, msg, info, 0, GFP_KERNEL);
+		else
+			nlmsg_free(msg);
+	}
+free:
+	for (i = 0; i < nsv; i++)
+		kfree(sv[i].old);
+	kfree(sv);
+unlock:
+	rtnl_unlock();
+	return err;
+}
+
+static struct netlink_range_validation ntb_range = {
+	.min = USBETH_NTB_MIN, .max = USBETH_NTB_MAX,
+};
+
+static struct netlink_range_validation tx_timer_range = {
+	.max = USBETH_TX_TIMER_MAX_USECS,
+};
+
+static struct netlink_range_validation bql_limit_range = {
+	.max = USBETH_BQL_LIMIT_MAX,
+};
+
+static struct netlink_range_validation bql_hold_range = {
+	.max = USBETH_BQL_HOLD_TIME_MAX,
+};
+
+static const struct nla_policy usbeth_get_policy[USBETH_A_IFNAME + 1] = {
+	[USBETH_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[USBETH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+};
+
+static const struct nla_policy usbeth_set_policy[USBETH_A_MAX + 1] = {
+	[USBETH_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[USBETH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[USBETH_A_QMULT]	= NLA_POLICY_RANGE(NLA_U32, USBETH_QMULT_MIN,
+						   USBETH_QMULT_MAX),
+	[USBETH_A_NTB_RX_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ntb_range),
+	[USBETH_A_NTB_TX_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ntb_range),
+	[USBETH_A_TX_TIMER_USECS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							  &tx_timer_range),
+	[USBETH_A_COAL_TX_USECS]	= { .type = NLA_U32 },
+	[USBETH_A_COAL_TX_FRAMES]	= { .type = NLA_U32 },
+	[USBETH_A_COAL_RX_USECS]	= { .type = NLA_U32 },
+	[USBETH_A_COAL_RX_FRAMES]	= { .type = NLA_U32 },
+	[USBETH_A_BQL_QUEUE_INDEX] = NLA_POLICY_MAX(NLA_U32,
+						    USBETH_BQL_QUEUE_MAX),
+	[USBETH_A_BQL_LIMIT_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_limit_range),
+	[USBETH_A_BQL_LIMIT_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_limit_range),
+	[USBETH_A_BQL_HOLD_TIME] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_hold_range),
+};
+
+static const struct genl_ops usbeth_ops[] = {
+	{
+		.cmd	= USBETH_CMD_GET,
+		.doit	= usbeth_get_doit,
+		.dumpit	= usbeth_get_dumpit,
+		.policy	= usbeth_get_policy,
+		.maxattr = ARRAY_SIZE(usbeth_get_policy) - 1,
+	}, {
+		.cmd	= USBETH_CMD_SET,
+		.doit	= usbeth_set_doit,
+		.policy	= usbeth_set_policy,
+		.maxattr = ARRAY_SIZE(usbeth_set_policy) - 1,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group usbeth_mcgrps[] = {
+	{ .name = USBETH_MCGRP_MONITOR },
+};
+
+static struct genl_family usbeth_family __ro_after_init = {
+	.name		= USBETH_GENL_NAME,
+	.version	= USBETH_GENL_VERSION,
+	.netnsok	= true,
+	.parallel_ops	= true,		/* rtnl serialises what matters */
+	.module		= THIS_MODULE,
+	.ops		= usbeth_ops,
+	.n_ops		= ARRAY_SIZE(usbeth_ops),
+	.mcgrps		= usbeth_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(usbeth_mcgrps),
+};
+
+int usbeth_netlink_init(void)
+{
+	int err = genl_register_family(&usbeth_family);
+
+	if (!err)
+		WRITE_ONCE(usbeth_family_live, true);
+	return err;
+}
+
+void usbeth_netlink_exit(void)
+{
+	WRITE_ONCE(usbeth_family_live, false);
+	genl_unregister_family(&usbeth_family);
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * usbeth internals.
+ *
+ * Locking: everything that touches a device runs under rtnl: the genl
+ * handlers take it, the netdev notifier runs under it. The gadget records
+ * (device.c) are only touched under rtnl.
+ */
+#ifndef _USBETH_H
+#define _USBETH_H
+
+#include <linux/netdevice.h>
+#include <net/genetlink.h>
+#include <linux/usbeth.h>
+
+/* Identity of a device, as usbeth classifies it. */
+struct usbeth_ident {
+	u32 role;		/* enum usbeth_role */
+	u32 caps;		/* USBETH_CAP_* */
+	u32 speed;		/* enum usbeth_usb_speed */
+	/* host role */
+	u16 vid, pid;
+	u32 busnum;
+	const char *usb_path;
+	/* gadget role */
+	const char *udc;
+	u32 max_speed;
+};
+
+/* Context of one SET request. */
+struct usbeth_req {
+	struct net_device *dev;
+	u32 caps;
+	int bql_queue;		/* -1: every TX queue */
+	struct nlattr **tb;
+	struct netlink_ext_ack *extack;
+};
+
+/*
+ * One knob: how to check a new value, read the driver's current value and
+ * write a value through the driver's own interface. Per-queue knobs (BQL)
+ * are read and written one TX queue at a time.
+ */
+struct usbeth_knob {
+	int attr;		/* USBETH_A_* */
+	const char *name;	/* as users know it, e.g. "ntb-rx-max" */
+	u32 cap;
+	bool per_queue;
+	int (*check)(const struct usbeth_req *req, const struct nlattr *attr,
+		     u32 val);
+	int (*get)(struct net_device *dev, int attr, unsigned int queue,
+		   u32 *val);
+	int (*set)(const struct usbeth_req *req, int attr, unsigned int queue,
+		   u32 val, const struct nlattr *nla);
+};
+
+/* device.c */
+void usbeth_ident(struct net_device *dev, struct usbeth_ident *id);
+const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len);
+bool usbeth_qmult_active(struct net_device *dev, u32 *qmult);
+int usbeth_device_init(void);
+void usbeth_device_exit(void);
+
+/* netlink.c */
+int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
+		    u32 seq, int flags, u8 cmd);
+void usbeth_notify_dev(struct net_device *dev, u8 cmd);
+int usbeth_netlink_init(void);
+void usbeth_netlink_exit(void);
+
+/* ncm.c: cdc_ncm through its own sysfs attributes */
+bool usbeth_ncm_present(struct net_device *dev);
+int usbeth_ncm_read(struct net_device *dev, const char *name, u32 *val);
+extern const struct usbeth_knob usbeth_ncm_knobs[3];
+
+/* gadget.c: u_ether */
+bool usbeth_gadget_qmult_available(void);
+int usbeth_gadget_get_qmult(struct net_device *dev, u32 *val);
+extern const struct usbeth_knob usbeth_gadget_knobs[1];
+
+/* coalesce.c: ethtool coalesce ops */
+u32 usbeth_coalesce_caps(struct net_device *dev);
+extern const struct usbeth_knob usbeth_coalesce_knobs[4];
+
+/* bql.c */
+bool usbeth_bql_capable(struct net_device *dev);
+u32 usbeth_bql_accounting(struct net_device *dev);
+int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev);
+int usbeth_bql_check_request(const struct usbeth_req *req);
+extern const struct usbeth_knob usbeth_bql_knobs[3];
+
+#endif /* _USBETH_H */
