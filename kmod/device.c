@@ -3,12 +3,17 @@
  * Device classification (role, USB identity, capabilities), the records
  * usbeth keeps for gadget netdevs, and the netdev notifier.
  *
- * A gadget record remembers the qmult that was configured when the link
- * last came up, because u_ether sizes its request pools only then. It holds
- * a tracked reference on the netdev, taken at NETDEV_REGISTER and released
- * at the real NETDEV_UNREGISTER (a netns move also sends UNREGISTER and
- * REGISTER, with reg_state still NETREG_REGISTERED: the record survives it)
- * and at module exit. Records are only touched under rtnl.
+ * The qmult in effect: u_ether sizes its request pools from qmult in
+ * gether_connect(), right before netif_carrier_on(), and frees them on
+ * disconnect. While a gadget is bound, only usbeth can change qmult (its
+ * configfs file refuses), so the value in effect is the current one unless
+ * usbeth changed it since the last connect. Before usbeth changes qmult on
+ * a connected gadget it records the old value with the device's
+ * carrier_up_count, which counts every connect, whether or not the netdev
+ * was up to see it. A record holds a tracked reference on the netdev,
+ * released at the real NETDEV_UNREGISTER (a netns move also sends
+ * UNREGISTER, with reg_state still NETREG_REGISTERED: the record survives
+ * it) and at module exit. Records are only touched under rtnl.
  */
 #include <linux/ethtool.h>
 #include <linux/list.h>
@@ -22,9 +27,8 @@ struct usbeth_gadget_rec {
 	struct list_head list;
 	struct net_device *dev;
 	netdevice_tracker tracker;
-	bool carrier;
-	bool active_known;
-	u32 qmult_active;
+	int connect;		/* carrier_up_count when recorded */
+	u32 qmult;		/* qmult in effect since that connect */
 };
 
 static LIST_HEAD(gadget_recs);
@@ -143,27 +147,38 @@ bool usbeth_qmult_active(struct net_device *dev, u32 *qmult)
 	struct usbeth_gadget_rec *rec;
 
 	ASSERT_RTNL();
+	if (!netif_carrier_ok(dev))
+		return false;	/* disconnected: no request pools */
 	rec = rec_find(dev);
-	if (!rec || !rec->carrier || !rec->active_known)
-		return false;
-	*qmult = rec->qmult_active;
-	return true;
+	if (rec && rec->connect == atomic_read(&dev->carrier_up_count)) {
+		*qmult = rec->qmult;
+		return true;
+	}
+	return !usbeth_gadget_get_qmult(dev, qmult);
 }
 
-static void rec_add(struct net_device *dev)
+void usbeth_qmult_will_change(struct net_device *dev)
 {
 	struct usbeth_gadget_rec *rec;
+	int connect = atomic_read(&dev->carrier_up_count);
 
-	if (rec_find(dev))
+	ASSERT_RTNL();
+	if (!netif_carrier_ok(dev))
 		return;
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	if (!rec)
-		return;	/* only QMULT_ACTIVE is lost: it is reported as unknown */
-	rec->dev = dev;
-	/* a link that is already up came up before we could see its qmult */
-	rec->carrier = netif_carrier_ok(dev);
-	netdev_hold(dev, &rec->tracker, GFP_KERNEL);
-	list_add(&rec->list, &gadget_recs);
+	rec = rec_find(dev);
+	if (rec && rec->connect == connect)
+		return;		/* already recorded for this connect */
+	if (!rec) {
+		rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+		if (!rec)
+			return;	/* QMULT_ACTIVE then shows the new value */
+		rec->dev = dev;
+		netdev_hold(dev, &rec->tracker, GFP_KERNEL);
+		list_add(&rec->list, &gadget_recs);
+	}
+	rec->connect = connect;
+	if (usbeth_gadget_get_qmult(dev, &rec->qmult))
+		rec->connect = connect - 1;	/* never matches */
 }
 
 static void rec_free(struct usbeth_gadget_rec *rec)
@@ -173,37 +188,17 @@ static void rec_free(struct usbeth_gadget_rec *rec)
 	kfree(rec);
 }
 
-static void rec_carrier(struct net_device *dev)
-{
-	struct usbeth_gadget_rec *rec = rec_find(dev);
-	bool up = netif_carrier_ok(dev);
-
-	if (!rec || up == rec->carrier)
-		return;
-	rec->carrier = up;
-	rec->active_known = up &&
-		!usbeth_gadget_get_qmult(dev, &rec->qmult_active);
-}
-
 static int usbeth_netdev_event(struct notifier_block *nb, unsigned long event,
 			       void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	bool gadget = is_usb_gadget_side(dev);
-	bool usb = gadget || is_usb_host_side(dev);
+	bool usb = is_usb_gadget_side(dev) || is_usb_host_side(dev);
 	struct usbeth_gadget_rec *rec;
 
 	switch (event) {
 	case NETDEV_REGISTER:
-		if (gadget)
-			rec_add(dev);
 		if (usb)
 			usbeth_notify_dev(dev, USBETH_CMD_NEW_NTF);
-		break;
-	case NETDEV_CHANGE:
-	case NETDEV_UP:
-		if (gadget)
-			rec_carrier(dev);
 		break;
 	case NETDEV_UNREGISTER:
 		if (usb)

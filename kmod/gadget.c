@@ -7,8 +7,8 @@
  * with __symbol_get() for the duration of one call, so it loads and works on
  * systems without the gadget stack, and never pins u_ether. u_ether sizes its
  * request pools from qmult when the host connects (gether_connect), so a new
- * value takes effect at the next connect; device.c records the value that was
- * configured when the link last came up.
+ * value takes effect at the next connect; device.c keeps the value in effect
+ * when usbeth changes it on a connected gadget.
  */
 #include <linux/module.h>
 #include "usbeth.h"
@@ -54,6 +54,7 @@ static int qmult_set(const struct usbeth_req *req, int attr, unsigned int queue,
 				  req->dev->name);
 		return -EOPNOTSUPP;
 	}
+	usbeth_qmult_will_change(req->dev);
 	set(req->dev, val);
 	__symbol_put("gether_set_qmult");
 	return 0;

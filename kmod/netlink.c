@@ -49,6 +49,47 @@ void usbeth_extack_msg(struct netlink_ext_ack *extack,
 }
 #endif
 
+static struct netlink_range_validation ntb_range = {
+	.min = USBETH_NTB_MIN, .max = USBETH_NTB_MAX,
+};
+
+static struct netlink_range_validation tx_timer_range = {
+	.max = USBETH_TX_TIMER_MAX_USECS,
+};
+
+static struct netlink_range_validation bql_limit_range = {
+	.max = USBETH_BQL_LIMIT_MAX,
+};
+
+static struct netlink_range_validation bql_hold_range = {
+	.max = USBETH_BQL_HOLD_TIME_MAX,
+};
+
+static const struct nla_policy usbeth_get_policy[USBETH_A_IFNAME + 1] = {
+	[USBETH_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[USBETH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+};
+
+static const struct nla_policy usbeth_set_policy[USBETH_A_MAX + 1] = {
+	[USBETH_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[USBETH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[USBETH_A_QMULT]	= NLA_POLICY_RANGE(NLA_U32, USBETH_QMULT_MIN,
+						   USBETH_QMULT_MAX),
+	[USBETH_A_NTB_RX_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ntb_range),
+	[USBETH_A_NTB_TX_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ntb_range),
+	[USBETH_A_TX_TIMER_USECS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							  &tx_timer_range),
+	[USBETH_A_COAL_TX_USECS]	= { .type = NLA_U32 },
+	[USBETH_A_COAL_TX_FRAMES]	= { .type = NLA_U32 },
+	[USBETH_A_COAL_RX_USECS]	= { .type = NLA_U32 },
+	[USBETH_A_COAL_RX_FRAMES]	= { .type = NLA_U32 },
+	[USBETH_A_BQL_QUEUE_INDEX] = NLA_POLICY_MAX(NLA_U32,
+						    USBETH_BQL_QUEUE_MAX),
+	[USBETH_A_BQL_LIMIT_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_limit_range),
+	[USBETH_A_BQL_LIMIT_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_limit_range),
+	[USBETH_A_BQL_HOLD_TIME] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_hold_range),
+};
+
 int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
 		    u32 seq, int flags, u8 cmd)
 {
@@ -202,7 +243,8 @@ static int usbeth_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct net_device *dev;
 	int err = 0, a;
 
-	for (a = 1; attrs && a <= USBETH_A_MAX; a++) {
+	/* attrs has the GET policy's size, not USBETH_A_MAX + 1 */
+	for (a = 1; attrs && a < (int)ARRAY_SIZE(usbeth_get_policy); a++) {
 		if (attrs[a]) {
 			NL_SET_ERR_MSG_ATTR(cb->extack, attrs[a],
 					    "a dump takes no attributes");
@@ -408,47 +450,6 @@ unlock:
 	rtnl_unlock();
 	return err;
 }
-
-static struct netlink_range_validation ntb_range = {
-	.min = USBETH_NTB_MIN, .max = USBETH_NTB_MAX,
-};
-
-static struct netlink_range_validation tx_timer_range = {
-	.max = USBETH_TX_TIMER_MAX_USECS,
-};
-
-static struct netlink_range_validation bql_limit_range = {
-	.max = USBETH_BQL_LIMIT_MAX,
-};
-
-static struct netlink_range_validation bql_hold_range = {
-	.max = USBETH_BQL_HOLD_TIME_MAX,
-};
-
-static const struct nla_policy usbeth_get_policy[USBETH_A_IFNAME + 1] = {
-	[USBETH_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
-	[USBETH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
-};
-
-static const struct nla_policy usbeth_set_policy[USBETH_A_MAX + 1] = {
-	[USBETH_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
-	[USBETH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
-	[USBETH_A_QMULT]	= NLA_POLICY_RANGE(NLA_U32, USBETH_QMULT_MIN,
-						   USBETH_QMULT_MAX),
-	[USBETH_A_NTB_RX_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ntb_range),
-	[USBETH_A_NTB_TX_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ntb_range),
-	[USBETH_A_TX_TIMER_USECS] = NLA_POLICY_FULL_RANGE(NLA_U32,
-							  &tx_timer_range),
-	[USBETH_A_COAL_TX_USECS]	= { .type = NLA_U32 },
-	[USBETH_A_COAL_TX_FRAMES]	= { .type = NLA_U32 },
-	[USBETH_A_COAL_RX_USECS]	= { .type = NLA_U32 },
-	[USBETH_A_COAL_RX_FRAMES]	= { .type = NLA_U32 },
-	[USBETH_A_BQL_QUEUE_INDEX] = NLA_POLICY_MAX(NLA_U32,
-						    USBETH_BQL_QUEUE_MAX),
-	[USBETH_A_BQL_LIMIT_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_limit_range),
-	[USBETH_A_BQL_LIMIT_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_limit_range),
-	[USBETH_A_BQL_HOLD_TIME] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_hold_range),
-};
 
 static const struct genl_ops usbeth_ops[] = {
 	{

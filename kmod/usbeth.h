@@ -58,6 +58,7 @@ struct usbeth_knob {
 void usbeth_ident(struct net_device *dev, struct usbeth_ident *id);
 const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len);
 bool usbeth_qmult_active(struct net_device *dev, u32 *qmult);
+void usbeth_qmult_will_change(struct net_device *dev);
 int usbeth_device_init(void);
 void usbeth_device_exit(void);
 
