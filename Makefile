@@ -7,7 +7,7 @@
 #                        the family (the README's main job)
 #   make check           every test: host unit tests, then the VM suite;
 #                        ends with "N passed, N failed"
-#   make kmod-check      the module with W=1, sparse (C=1), checkpatch
+#   make bench           benchmarks in the VM: figures and ratios, no asserts
 
 KENV := $(shell scripts/kernel-env.sh 2>/dev/null)
 KDIR ?= $(patsubst KDIR='%',%,$(filter KDIR=%,$(KENV)))
@@ -17,7 +17,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 export CC CFLAGS
 
-.PHONY: all kmod userspace clean demo check unit vm-check kmod-check
+.PHONY: all kmod userspace clean demo check bench
 all: kmod userspace
 
 kmod:
@@ -25,6 +25,7 @@ kmod:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) V=$(V) modules
 
 userspace:
+	$(MAKE) -C lib
 	$(MAKE) -C selftests/tools
 
 demo: all
@@ -33,7 +34,11 @@ demo: all
 check: all
 	selftests/check.sh
 
+bench: all
+	selftests/vm/run-vm.sh -t 1500 selftests/bench/bench.sh
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	$(MAKE) -C lib clean
 	$(MAKE) -C selftests/tools clean
 	rm -rf build

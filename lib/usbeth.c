@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libusbeth: the socket side. A handle owns one NETLINK_GENERIC socket;
+ * every request is sent with a fresh sequence number and answered by
+ * NLMSG_ERROR (do requests carry NLM_F_ACK) or NLMSG_DONE (dumps), which
+ * also carries the extended ACK. The monitor is a handle of its own whose
+ * socket only listens to the "monitor" group.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "priv.h"
+
+/* Receive buffer: dumps come in datagrams of at most 32 KiB; a larger
+ * datagram (a do reply with very many queues) grows it, up to RECV_MAX.
+ */
+#define RECV_INITIAL	(64 * 1024)
+#define RECV_MAX	(4 * 1024 * 1024)
+#define DUMP_TRIES	5
+
+struct usbeth {
+	struct mnl_socket *nl;
+	int fd;
+	uint32_t seq;
+	struct usbeth_family fam;
+	unsigned char *buf;
+	size_t buflen;
+	union {
+		struct nlmsghdr nlh;
+		alignas(8) unsigned char b[USBETH_REQ_MAX];
+	} req;
+	struct usbeth_ack ack;
+};
+
+struct usbeth_mon {
+	struct usbeth *u;
+};
+
+static void reset_ack(struct usbeth *u)
+{
+	memset(&u->ack, 0, sizeof(u->ack));
+	u->ack.attr = -1;
+	u->ack.miss_attr = -1;
+	u->ack.offset = -1;
+}
+
+/*
+ * Receives one datagram into u->buf, growing it to fit. Datagrams not sent
+ * by the kernel (another process writing to our port id) are dropped.
+ * Returns its length or -errno (-EAGAIN with MSG_DONTWAIT and nothing
+ * queued, -ENOBUFS after an overflow, -EMSGSIZE for an oversize datagram,
+ * which is consumed).
+ */
+static ssize_t nl_recv(struct usbeth *u, int flags)
+{
+	for (;;) {
+		struct sockaddr_nl sa;
+		struct iovec iov;
+		struct msghdr mh;
+		ssize_t n;
+
+		n = recv(u->fd, NULL, 0, MSG_PEEK | MSG_TRUNC | flags);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if ((size_t)n > u->buflen) {
+			unsigned char *nb;
+
+			if (n > RECV_MAX) {
+				(void)recv(u->fd, NULL, 0, MSG_DONTWAIT);
+				return -EMSGSIZE;
+			}
+			nb = realloc(u->buf, (size_t)n);
+			if (!nb)
+				return -ENOMEM;
+			u->buf = nb;
+			u->buflen = (size_t)n;
+		}
+		memset(&sa, 0, sizeof(sa));
+		iov.iov_base = u->buf;
+		iov.iov_len = u->buflen;
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_name = &sa;
+		mh.msg_namelen = sizeof(sa);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		n = recvmsg(u->fd, &mh, flags);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (mh.msg_flags & MSG_TRUNC)
+			return -EMSGSIZE;
+		if (mh.msg_namelen != sizeof(sa) || sa.nl_family != AF_NETLINK ||
+		    sa.nl_pid != 0)
+			continue;
+		return n;
+	}
+}
+
+int usbeth_txn_feed(struct usbeth_txn *t, const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+	int rem = len > INT_MAX ? INT_MAX : (int)len;
+
+	for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		bool ours = nlh->nlmsg_seq == t->seq;
+		struct usbeth_ack scratch;
+		int ret;
+
+		if (!ours && !(t->echo && nlh->nlmsg_seq == 0 &&
+			       nlh->nlmsg_type == t->type))
+			continue;
+		if (ours && (nlh->nlmsg_flags & NLM_F_DUMP_INTR))
+			t->intr = true;
+		switch (nlh->nlmsg_type) {
+		case NLMSG_NOOP:
+		case NLMSG_OVERRUN:
+			break;
+		case NLMSG_ERROR:
+		case NLMSG_DONE:
+			ret = usbeth_parse_ack(nlh, t->req, t->reqlen,
+					       t->ack ? t->ack : &scratch);
+			t->result = ret ? ret : t->cberr;
+			return 1;
+		default:
+			if (nlh->nlmsg_type != t->type || t->cberr || !t->cb)
+				break;
+			ret = t->cb(nlh, t->arg);
+			if (ret < 0)
+				t->cberr = ret;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Sends the request built in u->req (len bytes) and runs the exchange. */
+static int transact(struct usbeth *u, int len, bool echo, usbeth_msg_cb cb,
+		    void *arg, bool *intr)
+{
+	struct nlmsghdr *nlh = &u->req.nlh;
+	struct usbeth_txn t = { 0 };
+
+	if (len < 0)
+		return len;
+	if (++u->seq == 0)
+		u->seq = 1;
+	nlh->nlmsg_seq = u->seq;
+	if (echo)
+		nlh->nlmsg_flags |= NLM_F_ECHO;
+	reset_ack(u);
+
+	t.req = nlh;
+	t.reqlen = (size_t)len;
+	t.seq = u->seq;
+	t.type = nlh->nlmsg_type;
+	t.echo = echo;
+	t.cb = cb;
+	t.arg = arg;
+	t.ack = &u->ack;
+	if (mnl_socket_sendto(u->nl, nlh, (size_t)len) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = nl_recv(u, 0);
+
+		if (n < 0)
+			return (int)n;
+		if (usbeth_txn_feed(&t, u->buf, (size_t)n))
+			break;
+	}
+	if (intr)
+		*intr = t.intr;
+	return t.result;
+}
+
+/* ------------------------------------------------------------ handle --- */
+
+struct fam_result {
+	struct usbeth_family fam;
+	bool got;
+};
+
+static int family_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct fam_result *r = arg;
+	int ret = usbeth_parse_family(nlh, &r->fam);
+
+	if (ret == -EPROTO)
+		return 0;	/* about another family: not our answer */
+	if (ret)
+		return ret;
+	r->got = true;
+	return 0;
+}
+
+int usbeth_open(struct usbeth **out)
+{
+	struct fam_result fr = { 0 };
+	struct usbeth *u;
+	int one = 1;
+	int ret;
+
+	*out = NULL;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	reset_ack(u);
+	u->fd = -1;
+	u->buf = malloc(RECV_INITIAL);
+	if (!u->buf) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	u->buflen = RECV_INITIAL;
+	u->nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+	if (!u->nl) {
+		ret = -errno;
+		goto fail;
+	}
+	u->fd = mnl_socket_get_fd(u->nl);
+	if (mnl_socket_setsockopt(u->nl, NETLINK_EXT_ACK, &one,
+				  sizeof(one)) < 0 ||
+	    mnl_socket_setsockopt(u->nl, NETLINK_CAP_ACK, &one,
+				  sizeof(one)) < 0 ||
+	    mnl_socket_bind(u->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	u->seq = (uint32_t)time(NULL);
+
+	ret = transact(u, usbeth_build_family_req(u->req.b, sizeof(u->req.b)),
+		       false, family_cb, &fr, NULL);
+	if (!ret && !fr.got)
+		ret = -EPROTO;
+	if (ret)
+		goto fail;
+	u->fam = fr.fam;
+	*out = u;
+	return 0;
+fail:
+	usbeth_close(u);
+	return ret;
+}
+
+void usbeth_close(struct usbeth *u)
+{
+	if (!u)
+		return;
+	if (u->nl)
+		mnl_socket_close(u->nl);
+	free(u->buf);
+	free(u);
+}
+
+uint16_t usbeth_family_id(const struct usbeth *u)
+{
+	return u->fam.id;
+}
+
+uint32_t usbeth_family_version(const struct usbeth *u)
+{
+	return u->fam.version;
+}
+
+uint32_t usbeth_monitor_group(const struct usbeth *u)
+{
+	return u->fam.mcgrp;
+}
+
+const char *usbeth_errmsg(const struct usbeth *u)
+{
+	return u->ack.msg;
+}
+
+int usbeth_err_attr(const struct usbeth *u)
+{
+	return u->ack.attr;
+}
+
+int usbeth_err_miss_attr(const struct usbeth *u)
+{
+	return u->ack.miss_attr;
+}
+
+/* ----------------------------------------------------------- requests -- */
+
+struct get_ctx {
+	struct usbeth_dev *out;
+	bool got;
+};
+
+/* Parses a GET reply into *d: 1 if it is one, 0 to skip the message,
+ * -errno on a malformed one.
+ */
+static int parse_get_reply(const struct nlmsghdr *nlh, struct usbeth_dev *d)
+{
+	int cmd = usbeth_parse_dev(nlh, d);
+
+	if (cmd == -EPROTO)
+		return 0;
+	if (cmd < 0)
+		return cmd;
+	if (cmd != USBETH_CMD_GET) {
+		usbeth_dev_free(d);
+		return 0;
+	}
+	return 1;
+}
+
+static int get_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct get_ctx *c = arg;
+	struct usbeth_dev d;
+	int ret = parse_get_reply(nlh, &d);
+
+	if (ret <= 0)
+		return ret;
+	usbeth_dev_free(c->out);
+	*c->out = d;
+	c->got = true;
+	return 0;
+}
+
+int usbeth_get(struct usbeth *u, uint32_t ifindex, const char *ifname,
+	       struct usbeth_dev *out)
+{
+	struct get_ctx c;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	c.out = out;
+	c.got = false;
+	reset_ack(u);
+	ret = transact(u, usbeth_build_get(u->req.b, sizeof(u->req.b),
+					   u->fam.id, ifindex, ifname),
+		       false, get_cb, &c, NULL);
+	if (!ret && !c.got)
+		ret = -EPROTO;
+	if (ret)
+		usbeth_dev_free(out);
+	return ret;
+}
+
+struct dump_ctx {
+	struct usbeth_dev *v;
+	size_t n, cap;
+};
+
+static int dump_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct dump_ctx *c = arg;
+	struct usbeth_dev d;
+	int ret = parse_get_reply(nlh, &d);
+
+	if (ret <= 0)
+		return ret;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		struct usbeth_dev *v;
+
+		if (cap > SIZE_MAX / sizeof(*v) ||
+		    !(v = realloc(c->v, cap * sizeof(*v)))) {
+			usbeth_dev_free(&d);
+			return -ENOMEM;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = d;
+	return 0;
+}
+
+int usbeth_dump(struct usbeth *u, struct usbeth_dev **devs, size_t *n)
+{
+	int tries;
+
+	*devs = NULL;
+	*n = 0;
+	reset_ack(u);
+	for (tries = 0; tries < DUMP_TRIES; tries++) {
+		struct dump_ctx c = { 0 };
+		bool intr = false;
+		int ret;
+
+		ret = transact(u, usbeth_build_dump(u->req.b, sizeof(u->req.b),
+						    u->fam.id),
+			       false, dump_cb, &c, &intr);
+		if (!ret && !intr) {
+			*devs = c.v;
+			*n = c.n;
+			return 0;
+		}
+		usbeth_devs_free(c.v, c.n);
+		if (ret)
+			return ret;
+	}
+	return -EAGAIN;
+}
+
+static int set_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct usbeth_dev *echo = arg;
+	struct usbeth_dev d;
+	int cmd;
+
+	if (!echo)
+		return 0;
+	cmd = usbeth_parse_dev(nlh, &d);
+	if (cmd == -EPROTO)
+		return 0;
+	if (cmd < 0)
+		return cmd;
+	if (cmd != USBETH_CMD_CHANGE_NTF) {
+		usbeth_dev_free(&d);
+		return 0;
+	}
+	usbeth_dev_free(echo);
+	*echo = d;
+	return 0;
+}
+
+int usbeth_set(struct usbeth *u, const struct usbeth_set *req,
+	       struct usbeth_dev *echo)
+{
+	int ret;
+
+	if (echo)
+		memset(echo, 0, sizeof(*echo));
+	reset_ack(u);
+	ret = transact(u, usbeth_build_set(u->req.b, sizeof(u->req.b),
+					   u->fam.id, req),
+		       echo != NULL, set_cb, echo, NULL);
+	if (ret && echo)
+		usbeth_dev_free(echo);
+	return ret;
+}
+
+/* ------------------------------------------------------------ monitor -- */
+
+int usbeth_monitor_open(struct usbeth_mon **out)
+{
+	struct usbeth_mon *m;
+	struct usbeth *u;
+	unsigned int grp;
+	int ret;
+
+	*out = NULL;
+	ret = usbeth_open(&u);
+	if (ret)
+		return ret;
+	grp = u->fam.mcgrp;
+	if (!grp) {
+		ret = -EPROTO;
+		goto fail;
+	}
+	if (mnl_socket_setsockopt(u->nl, NETLINK_ADD_MEMBERSHIP, &grp,
+				  sizeof(grp)) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	m->u = u;
+	*out = m;
+	return 0;
+fail:
+	usbeth_close(u);
+	return ret;
+}
+
+void usbeth_monitor_close(struct usbeth_mon *m)
+{
+	if (!m)
+		return;
+	usbeth_close(m->u);
+	free(m);
+}
+
+int usbeth_monitor_fd(const struct usbeth_mon *m)
+{
+	return m->u->fd;
+}
+
+int usbeth_monitor_read(struct usbeth_mon *m, usbeth_monitor_cb cb, void *arg)
+{
+	struct usbeth *u = m->u;
+
+	for (;;) {
+		const struct nlmsghdr *nlh;
+		bool bad = false;
+		ssize_t n;
+		int rem;
+
+		n = nl_recv(u, MSG_DONTWAIT);
+		if (n == -EAGAIN || n == -EWOULDBLOCK)
+			return 0;
+		if (n < 0)
+			return (int)n;
+		rem = (int)n;
+		for (nlh = (const struct nlmsghdr *)u->buf;
+		     mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+			struct usbeth_dev d;
+			int cmd, ret;
+
+			if (nlh->nlmsg_type != u->fam.id)
+				continue;
+			cmd = usbeth_parse_dev(nlh, &d);
+			if (cmd == -ENOMEM)
+				return cmd;
+			if (cmd == -EPROTO)
+				continue;	/* a command we do not know */
+			if (cmd < 0) {
+				bad = true;
+				continue;
+			}
+			if (cmd != USBETH_CMD_NEW_NTF &&
+			    cmd != USBETH_CMD_DEL_NTF &&
+			    cmd != USBETH_CMD_CHANGE_NTF) {
+				usbeth_dev_free(&d);
+				continue;
+			}
+			ret = cb ? cb(arg, cmd, &d) : 0;
+			usbeth_dev_free(&d);
+			if (ret)
+				return ret;
+		}
+		if (bad)
+			return -EBADMSG;
+	}
+}

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * usbethctl: a thin test tool over libusbeth with machine-friendly output,
+ * for the VM tests. Not the user CLI (that is ip-extensions/).
+ *
+ *   usbethctl family              family=usbeth id=N version=V monitor_group=G
+ *   usbethctl get DEV             key=value per line, present fields only
+ *   usbethctl dump                one line per netdev, then count=N
+ *   usbethctl dumpcount           count=N
+ *   usbethctl set [-e] DEV KEY=VALUE...
+ *                                 KEY: qmult ntb_rx_max ntb_tx_max
+ *                                 tx_timer_usecs tx_usecs tx_frames rx_usecs
+ *                                 rx_frames bql_queue bql_limit_min
+ *                                 bql_limit_max bql_hold_time; VALUE: decimal
+ *                                 u32. -e: NLM_F_ECHO, print the echoed state
+ *                                 like get.
+ *   usbethctl monitor [-c COUNT] [-t SECONDS]
+ *                                 "ready" once subscribed, then per event
+ *                                 "new ifindex=.. ifname=.. role=..",
+ *                                 "del ifindex=.. ifname=..",
+ *                                 "change ifindex=.. ifname=..", "overrun"
+ *                                 when events were lost, "badmsg" for a
+ *                                 malformed one.
+ *
+ * DEV is an ifname, or an ifindex when all digits. String values are printed
+ * with bytes outside '!'..'~' and '\' as \xNN.
+ *
+ * A kernel error prints one line "usbethctl: CMD DEV: <strerror>[: <extack>]"
+ * on stderr and "errno=<NAME>" on stdout, then "err_attr=<key>" when the
+ * extack points at an attribute of the request and "err_missing_attr=<key>"
+ * when it names a missing one.
+ *
+ * Exit: 0 ok; 1 usage error, or monitor timeout; 2 kernel or system error
+ * (module not loaded included).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "usbeth.h"
+
+static const char *prog = "usbethctl";
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s family\n"
+		"       %s get DEV\n"
+		"       %s dump\n"
+		"       %s dumpcount\n"
+		"       %s set [-e] DEV KEY=VALUE...\n"
+		"       %s monitor [-c COUNT] [-t SECONDS]\n"
+		"DEV: ifname, or ifindex if all digits\n"
+		"KEY: qmult ntb_rx_max ntb_tx_max tx_timer_usecs tx_usecs "
+		"tx_frames\n"
+		"     rx_usecs rx_frames bql_queue bql_limit_min "
+		"bql_limit_max bql_hold_time\n",
+		prog, prog, prog, prog, prog, prog);
+	exit(1);
+}
+
+__attribute__((format(printf, 1, 2)))
+static void usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage();
+}
+
+/* Strict decimal u32: digits only, no sign, no space, no overflow. */
+static bool parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > UINT32_MAX)
+			return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+struct devarg {
+	const char *arg;
+	uint32_t ifindex;
+	const char *ifname;
+};
+
+static void parse_devarg(const char *arg, struct devarg *d)
+{
+	size_t n = strnlen(arg, USBETH_IFNAMSIZ);
+
+	d->arg = arg;
+	d->ifindex = 0;
+	d->ifname = NULL;
+	if (n && strspn(arg, "0123456789") == strlen(arg)) {
+		if (!parse_u32(arg, &d->ifindex) || !d->ifindex)
+			usage_err("bad ifindex '%s'", arg);
+		return;
+	}
+	if (n == 0 || n >= USBETH_IFNAMSIZ)
+		usage_err("bad device name '%s'", arg);
+	d->ifname = arg;
+}
+
+/* Prints s with anything but '!'..'~' (and '\') as \xNN. */
+static void put_str(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c >= 0x7f || c == '\\')
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+}
+
+static void put_name(const char *name, uint32_t v)
+{
+	if (name)
+		fputs(name, stdout);
+	else
+		printf("%" PRIu32, v);
+}
+
+static void put_caps(uint32_t caps)
+{
+	char names[256];
+
+	printf("0x%02" PRIx32, caps);
+	usbeth_caps_format(caps, names, sizeof(names));
+	if (names[0])
+		printf(" %s", names);
+}
+
+static int open_or_die(struct usbeth **u)
+{
+	int err = usbeth_open(u);
+
+	if (err == -ENOENT) {
+		fprintf(stderr,
+			"%s: usbeth kernel module not loaded: modprobe usbeth\n",
+			prog);
+		exit(2);
+	}
+	if (err) {
+		fprintf(stderr, "%s: cannot open generic netlink: %s\n", prog,
+			strerror(-err));
+		exit(2);
+	}
+	return 0;
+}
+
+/* "ntb-rx-max" -> "ntb_rx_max" */
+static void put_key(const char *name)
+{
+	for (; *name; name++)
+		putchar(*name == '-' ? '_' : *name);
+}
+
+static void print_errno(int err)
+{
+	const char *name = strerrorname_np(-err);
+
+	if (name)
+		printf("errno=%s\n", name);
+	else
+		printf("errno=%d\n", -err);
+}
+
+/* Reports a failed request and exits 2. */
+static void fail(struct usbeth *u, const char *what, const char *dev, int err)
+{
+	const char *msg = u ? usbeth_errmsg(u) : "";
+	int attr = u ? usbeth_err_attr(u) : -1;
+	int miss = u ? usbeth_err_miss_attr(u) : -1;
+
+	fprintf(stderr, "%s: %s%s%s: %s%s%s\n", prog, what, dev ? " " : "",
+		dev ? dev : "", strerror(-err), *msg ? ": " : "", msg);
+	print_errno(err);
+	if (attr > 0 && usbeth_attr_name(attr)) {
+		fputs("err_attr=", stdout);
+		put_key(usbeth_attr_name(attr));
+		putchar('\n');
+	}
+	if (miss > 0 && usbeth_attr_name(miss)) {
+		fputs("err_missing_attr=", stdout);
+		put_key(usbeth_attr_name(miss));
+		putchar('\n');
+	}
+	fflush(stdout);
+	usbeth_close(u);
+	exit(2);
+}
+
+static uint32_t dev_u32(const struct usbeth_dev *d, int attr)
+{
+	switch (attr) {
+	case USBETH_A_IFINDEX:		return d->ifindex;
+	case USBETH_A_ROLE:		return d->role;
+	case USBETH_A_CAPS:		return d->caps;
+	case USBETH_A_USB_SPEED:	return d->usb_speed;
+	case USBETH_A_USB_VID:		return d->usb_vid;
+	case USBETH_A_USB_PID:		return d->usb_pid;
+	case USBETH_A_USB_BUSNUM:	return d->usb_busnum;
+	case USBETH_A_GADGET_MAX_SPEED:	return d->gadget_max_speed;
+	case USBETH_A_QMULT:		return d->qmult;
+	case USBETH_A_QMULT_ACTIVE:	return d->qmult_active;
+	case USBETH_A_NTB_RX_MAX:	return d->ntb_rx_max;
+	case USBETH_A_NTB_TX_MAX:	return d->ntb_tx_max;
+	case USBETH_A_NTB_DEV_RX_MAX:	return d->ntb_dev_rx_max;
+	case USBETH_A_NTB_DEV_TX_MAX:	return d->ntb_dev_tx_max;
+	case USBETH_A_TX_TIMER_USECS:	return d->tx_timer_usecs;
+	case USBETH_A_COAL_TX_USECS:	return d->coal_tx_usecs;
+	case USBETH_A_COAL_TX_FRAMES:	return d->coal_tx_frames;
+	case USBETH_A_COAL_RX_USECS:	return d->coal_rx_usecs;
+	case USBETH_A_COAL_RX_FRAMES:	return d->coal_rx_frames;
+	case USBETH_A_BQL_ACCOUNTING:	return d->bql_accounting;
+	}
+	return 0;
+}
+
+static const char *dev_str(const struct usbeth_dev *d, int attr)
+{
+	switch (attr) {
+	case USBETH_A_IFNAME:		return d->ifname;
+	case USBETH_A_DRIVER:		return d->driver;
+	case USBETH_A_USB_PATH:		return d->usb_path;
+	case USBETH_A_GADGET_UDC:	return d->gadget_udc;
+	}
+	return NULL;
+}
+
+static void print_dev(const struct usbeth_dev *d)
+{
+	size_t i;
+	int a;
+
+	for (a = USBETH_A_IFINDEX; a <= USBETH_A_BQL_ACCOUNTING; a++) {
+		const char *s = dev_str(d, a);
+		uint32_t v = dev_u32(d, a);
+
+		if (!usbeth_dev_has(d, a))
+			continue;
+		put_key(usbeth_attr_name(a));
+		putchar('=');
+		switch (a) {
+		case USBETH_A_ROLE:
+			put_name(usbeth_role_name(v), v);
+			break;
+		case USBETH_A_CAPS:
+			put_caps(v);
+			break;
+		case USBETH_A_USB_SPEED:
+		case USBETH_A_GADGET_MAX_SPEED:
+			put_name(usbeth_speed_name(v), v);
+			break;
+		case USBETH_A_BQL_ACCOUNTING:
+			put_name(usbeth_bql_accounting_name(v), v);
+			break;
+		case USBETH_A_USB_VID:
+		case USBETH_A_USB_PID:
+			printf("%04" PRIx32, v);
+			break;
+		default:
+			if (s)
+				put_str(s);
+			else
+				printf("%" PRIu32, v);
+		}
+		putchar('\n');
+	}
+	for (i = 0; i < d->n_bql_queues; i++) {
+		const struct usbeth_bql_queue *q = &d->bql_queues[i];
+		static const struct {
+			int attr;
+			const char *key;
+		} qk[] = {
+			{ USBETH_A_BQLQ_LIMIT, "limit" },
+			{ USBETH_A_BQLQ_INFLIGHT, "inflight" },
+			{ USBETH_A_BQLQ_LIMIT_MIN, "limit_min" },
+			{ USBETH_A_BQLQ_LIMIT_MAX, "limit_max" },
+			{ USBETH_A_BQLQ_HOLD_TIME, "hold_time" },
+		};
+		const uint32_t vals[] = {
+			q->limit, q->inflight, q->limit_min, q->limit_max,
+			q->hold_time_ms,
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(qk) / sizeof(qk[0]); k++)
+			if (q->present & (1U << qk[k].attr))
+				printf("bql.%" PRIu32 ".%s=%" PRIu32 "\n",
+				       q->index, qk[k].key, vals[k]);
+	}
+}
+
+/* ---------------------------------------------------------- commands --- */
+
+static int cmd_family(int argc, char **argv)
+{
+	struct usbeth *u;
+
+	(void)argv;
+	if (argc != 1)
+		usage();
+	open_or_die(&u);
+	printf("family=%s id=%u version=%" PRIu32 " monitor_group=%" PRIu32
+	       "\n", USBETH_GENL_NAME, (unsigned int)usbeth_family_id(u),
+	       usbeth_family_version(u), usbeth_monitor_group(u));
+	usbeth_close(u);
+	return 0;
+}
+
+static int cmd_get(int argc, char **argv)
+{
+	struct usbeth_dev d;
+	struct devarg dev;
+	struct usbeth *u;
+	int err;
+
+	if (argc != 2)
+		usage();
+	parse_devarg(argv[1], &dev);
+	open_or_die(&u);
+	err = usbeth_get(u, dev.ifindex, dev.ifname, &d);
+	if (err)
+		fail(u, "get", dev.arg, err);
+	print_dev(&d);
+	usbeth_dev_free(&d);
+	usbeth_close(u);
+	return 0;
+}
+
+static int cmd_dump(int argc, char **argv, bool count_only)
+{
+	struct usbeth_dev *devs;
+	struct usbeth *u;
+	size_t n, i;
+	int err;
+
+	(void)argv;
+	if (argc != 1)
+		usage();
+	open_or_die(&u);
+	err = usbeth_dump(u, &devs, &n);
+	if (err)
+		fail(u, "dump", NULL, err);
+	for (i = 0; !count_only && i < n; i++) {
+		const struct usbeth_dev *d = &devs[i];
+
+		printf("ifindex=%" PRIu32, d->ifindex);
+		if (usbeth_dev_has(d, USBETH_A_IFNAME)) {
+			fputs(" ifname=", stdout);
+			put_str(d->ifname);
+		}
+		if (usbeth_dev_has(d, USBETH_A_DRIVER)) {
+			fputs(" driver=", stdout);
+			put_str(d->driver);
+		}
+		if (usbeth_dev_has(d, USBETH_A_ROLE)) {
+			fputs(" role=", stdout);
+			put_name(usbeth_role_name(d->role), d->role);
+		}
+		if (usbeth_dev_has(d, USBETH_A_CAPS))
+			printf(" caps=0x%02" PRIx32, d->caps);
+		putchar('\n');
+	}
+	printf("count=%zu\n", n);
+	usbeth_devs_free(devs, n);
+	usbeth_close(u);
+	return 0;
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	struct usbeth_set req = { 0 };
+	struct usbeth_dev echo;
+	bool want_echo = false;
+	struct devarg dev;
+	struct usbeth *u;
+	int opt, i, err;
+
+	optind = 1;
+	while ((opt = getopt(argc, argv, "e")) != -1) {
+		if (opt != 'e')
+			usage();
+		want_echo = true;
+	}
+	if (argc - optind < 2)
+		usage();
+	parse_devarg(argv[optind], &dev);
+	req.ifindex = dev.ifindex;
+	req.ifname = dev.ifname;
+	for (i = optind + 1; i < argc; i++) {
+		char key[32];
+		const char *eq = strchr(argv[i], '=');
+		size_t klen = eq ? (size_t)(eq - argv[i]) : 0;
+		uint32_t val;
+		int attr;
+
+		if (!eq || klen == 0 || klen >= sizeof(key))
+			usage_err("expected KEY=VALUE, got '%s'", argv[i]);
+		memcpy(key, argv[i], klen);
+		key[klen] = '\0';
+		attr = usbeth_attr_parse(key);
+		if (attr < 0 || !usbeth_attr_settable(attr))
+			usage_err("unknown key '%s'", key);
+		if (req.has & USBETH_BIT(attr))
+			usage_err("key '%s' given twice", key);
+		if (!parse_u32(eq + 1, &val))
+			usage_err("bad value in '%s' (decimal u32 expected)",
+				  argv[i]);
+		usbeth_set_value(&req, attr, val);
+	}
+	open_or_die(&u);
+	err = usbeth_set(u, &req, want_echo ? &echo : NULL);
+	if (err)
+		fail(u, "set", dev.arg, err);
+	if (want_echo) {
+		if (echo.present)
+			print_dev(&echo);
+		else
+			fprintf(stderr, "%s: set %s: nothing echoed\n", prog,
+				dev.arg);
+		usbeth_dev_free(&echo);
+	}
+	usbeth_close(u);
+	return 0;
+}
+
+struct mon_state {
+	uint32_t count;		/* 0: no limit */
+	uint32_t seen;
+};
+
+static int mon_cb(void *arg, int cmd, const struct usbeth_dev *d)
+{
+	struct mon_state *st = arg;
+
+	if (st->count && st->seen >= st->count)
+		return 1;
+	printf("%s ifindex=%" PRIu32 " ifname=", usbeth_cmd_name(cmd),
+	       d->ifindex);
+	put_str(d->ifname);
+	if (cmd == USBETH_CMD_NEW_NTF) {
+		fputs(" role=", stdout);
+		put_name(usbeth_role_name(d->role), d->role);
+	}
+	putchar('\n');
+	fflush(stdout);
+	st->seen++;
+	return st->count && st->seen >= st->count ? 1 : 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int cmd_monitor(int argc, char **argv)
+{
+	struct mon_state st = { 0 };
+	struct usbeth_mon *m;
+	uint32_t secs = 0;
+	int64_t deadline = 0;
+	int opt, err;
+
+	optind = 1;
+	while ((opt = getopt(argc, argv, "c:t:")) != -1) {
+		switch (opt) {
+		case 'c':
+			if (!parse_u32(optarg, &st.count))
+				usage_err("bad count '%s'", optarg);
+			break;
+		case 't':
+			if (!parse_u32(optarg, &secs))
+				usage_err("bad seconds '%s'", optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+
+	err = usbeth_monitor_open(&m);
+	if (err == -ENOENT) {
+		fprintf(stderr,
+			"%s: usbeth kernel module not loaded: modprobe usbeth\n",
+			prog);
+		return 2;
+	}
+	if (err) {
+		fprintf(stderr, "%s: monitor: %s\n", prog, strerror(-err));
+		return 2;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	if (secs)
+		deadline = now_ms() + (int64_t)secs * 1000;
+
+	for (;;) {
+		struct pollfd pfd = { usbeth_monitor_fd(m), POLLIN, 0 };
+		int timeout = -1;
+
+		if (st.count && st.seen >= st.count)
+			break;
+		if (secs) {
+			int64_t left = deadline - now_ms();
+
+			if (left <= 0) {
+				fprintf(stderr, "%s: monitor: timed out after "
+					"%" PRIu32 " event(s)\n", prog,
+					st.seen);
+				usbeth_monitor_close(m);
+				return 1;
+			}
+			timeout = left > 60000 ? 60000 : (int)left;
+		}
+		if (poll(&pfd, 1, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "%s: poll: %s\n", prog,
+				strerror(errno));
+			usbeth_monitor_close(m);
+			return 2;
+		}
+		err = usbeth_monitor_read(m, mon_cb, &st);
+		if (err == -ENOBUFS) {
+			printf("overrun\n");
+			fflush(stdout);
+		} else if (err == -EBADMSG) {
+			printf("badmsg\n");
+			fflush(stdout);
+		} else if (err < 0) {
+			fprintf(stderr, "%s: monitor: %s\n", prog,
+				strerror(-err));
+			usbeth_monitor_close(m);
+			return 2;
+		}
+	}
+	usbeth_monitor_close(m);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+
+	if (argc < 2)
+		usage();
+	cmd = argv[1];
+	argc--;
+	argv++;
+	if (!strcmp(cmd, "family"))
+		return cmd_family(argc, argv);
+	if (!strcmp(cmd, "get"))
+		return cmd_get(argc, argv);
+	if (!strcmp(cmd, "dump"))
+		return cmd_dump(argc, argv, false);
+	if (!strcmp(cmd, "dumpcount"))
+		return cmd_dump(argc, argv, true);
+	if (!strcmp(cmd, "set"))
+		return cmd_set(argc, argv);
+	if (!strcmp(cmd, "monitor"))
+		return cmd_monitor(argc, argv);
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "help"))
+		usage();
+	usage_err("unknown command '%s'", cmd);
+	return 1;
+}
