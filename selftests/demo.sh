@@ -21,6 +21,16 @@ ip netns exec "$NCM_HOST_NS" sh -c "cd /sys/class/net/$NCM_HOST_IF/cdc_ncm &&
 echo "# --- gadget side (u_ether), netns $NCM_GADGET_NS"
 ip -n "$NCM_GADGET_NS" -d link show dev "$NCM_GADGET_IF" | sed 's/^/# /'
 echo "#   configfs qmult: $(cat "$NCM_FUNC/qmult")"
+echo "# --- usbeth get, host side"
+ue "$NCM_HOST_NS" get "$NCM_HOST_IF" | sed 's/^/#   /'
+echo "# --- usbeth get, gadget side"
+ue "$NCM_GADGET_NS" get "$NCM_GADGET_IF" | sed 's/^/#   /'
+echo "# --- usbeth set on the host side: NTBs to the device's maximum, as the"
+echo "#     DisplayLink profile will do on hotplug (usbethd, to come)"
+max=$(ue_field "$NCM_HOST_NS" "$NCM_HOST_IF" ntb_dev_rx_max)
+ue "$NCM_HOST_NS" set -e "$NCM_HOST_IF" ntb_rx_max="$max" ntb_tx_max="$max" tx_timer_usecs=400 |
+	grep -E '^(ntb_|tx_timer)' | sed 's/^/#   /'
+echo "#   cdc_ncm sysfs now: rx_max=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" cdc_ncm/rx_max) tx_max=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" cdc_ncm/tx_max)"
 if ip netns exec "$NCM_HOST_NS" ping -c 3 -i 0.2 -W 5 "$NCM_GADGET_ADDR" | sed 's/^/# /'; then
 	ktap_ok ncm_link_up_and_family_registered
 else

@@ -133,11 +133,28 @@ ncm_setup() {
 		*) bail "ncm_setup: bad option" ;;
 		esac
 	done
+	local want
 	case $speed in
-	super) modprobe dummy_hcd is_super_speed=1 || bail "modprobe dummy_hcd" ;;
-	high) modprobe dummy_hcd is_super_speed=0 is_high_speed=1 || bail "modprobe dummy_hcd" ;;
+	super) want=Y ;;
+	high) want=N ;;
 	*) bail "ncm_setup: speed '$speed' is not super or high" ;;
 	esac
+	# dummy_hcd stays loaded between tests: on 6.1, reloading it after
+	# u_ether detached a netdev from its gadget (device_move to no parent)
+	# can leave a stale sysfs glue dir that makes the next gadget netdev
+	# fail to register ("kobject_add_internal failed for usb0 ... parent:
+	# net"). Reload only to change speed.
+	if [ -d /sys/module/dummy_hcd ] &&
+	   [ "$(cat /sys/module/dummy_hcd/parameters/is_super_speed)" != "$want" ]; then
+		rmmod dummy_hcd || bail "rmmod dummy_hcd (to change speed)"
+	fi
+	if [ ! -d /sys/module/dummy_hcd ]; then
+		if [ $want = Y ]; then
+			modprobe dummy_hcd is_super_speed=1 || bail "modprobe dummy_hcd"
+		else
+			modprobe dummy_hcd is_super_speed=0 is_high_speed=1 || bail "modprobe dummy_hcd"
+		fi
+	fi
 	modprobe libcomposite && modprobe usb_f_ncm && modprobe cdc_ncm ||
 		bail "cannot load the USB gadget/NCM modules"
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config ||
@@ -210,7 +227,6 @@ ncm_teardown() {
 	rmdir "$NCM_FUNC" "$NCM_GADGET/strings/0x409" "$NCM_GADGET" 2>/dev/null
 	ip netns del "$NCM_HOST_NS" 2>/dev/null
 	ip netns del "$NCM_GADGET_NS" 2>/dev/null
-	rmmod dummy_hcd 2>/dev/null
 	NCM_HOST_IF= NCM_GADGET_IF=
 	return 0
 }
@@ -263,4 +279,79 @@ e1k_teardown() {
 	ip netns del "$E1K_B_NS" 2>/dev/null
 	E1K_A_IF= E1K_B_IF=
 	return 0
+}
+
+# ------------------------------------------------------------ usbeth ----
+USBETHCTL=$USBETH_TOP/selftests/tools/usbethctl
+export USBETHCTL
+
+# ue [NETNS] ARGS...: usbethctl, in NETNS when the first word names one.
+ue() {
+	if [ -e "/run/netns/$1" ]; then
+		local ns=$1
+		shift
+		ip netns exec "$ns" "$USBETHCTL" "$@"
+	else
+		"$USBETHCTL" "$@"
+	fi
+}
+
+# ue_field NETNS DEV KEY: one value from `usbethctl get` ("" when absent).
+ue_field() {
+	ue "$1" get "$2" | sed -n "s/^$3=//p" | head -n1
+}
+
+# in_ns NETNS CMD...: a command in NETNS ("" = the initial netns).
+in_ns() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
+}
+
+# sysfs_of NETNS DEV PATH: a file under /sys/class/net/DEV as seen from NETNS
+# (sysfs shows the netns of whoever mounted it, so mount one there).
+sysfs_of() {
+	ip netns exec "$1" sh -c "cat /sys/class/net/$2/$3"
+}
+
+# ethtool_stat NETNS DEV NAME: one `ethtool -S` counter.
+ethtool_stat() {
+	in_ns "$1" ethtool -S "$2" | sed -n "s/^ *$3: //p"
+}
+
+# monitor_start NETNS: start `usbethctl monitor` in the background on fd
+# MON_FD and wait for it to say it is subscribed (no race with what follows).
+MON_PIDS=()
+monitor_start() {
+	exec {MON_FD}< <(exec ip netns exec "${1:-$(__self_ns)}" "$USBETHCTL" monitor -t 120)
+	MON_PIDS+=($!)
+	local line
+	read -r -t 30 -u "$MON_FD" line && [ "$line" = ready ] || bail "usbethctl monitor did not start"
+}
+
+# the initial netns has no name: `ip netns exec` needs one; give it one
+__self_ns() {
+	[ -e /run/netns/init ] || { mkdir -p /run/netns && touch /run/netns/init &&
+		mount --bind /proc/1/ns/net /run/netns/init; } >&2
+	echo init
+}
+
+# monitor_stop_all: end every monitor monitor_start started.
+monitor_stop_all() {
+	[ ${#MON_PIDS[@]} -gt 0 ] && kill "${MON_PIDS[@]}" 2>/dev/null
+	MON_PIDS=()
+	return 0
+}
+
+# monitor_expect REGEX [SECONDS]: read events until one matches; prints it.
+monitor_expect() {
+	local line end=$((SECONDS + ${2:-30}))
+	while [ $SECONDS -lt $end ]; do
+		read -r -t $((end - SECONDS)) -u "$MON_FD" line || return 1
+		if [[ $line =~ $1 ]]; then
+			printf '%s\n' "$line"
+			return 0
+		fi
+	done
+	return 1
 }

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cdc_ncm knobs through usbeth on a real USB NCM link, checked through the
+# driver's own sysfs and its `ethtool -S` counters:
+#   - ntb-tx-max: a smaller NTB means more NTBs for the same bytes;
+#   - ntb-rx-max: reaches the driver (which sends SET_NTB_INPUT_SIZE), and a
+#     value above the gadget's advertised 16384 is refused naming the max;
+#   - tx-timer-usecs: 0 sends every frame at once (no timer flushes), a
+#     timer value makes sparse traffic wait for the timer;
+#   - an invalid last knob leaves the device exactly as it was.
+source "$(dirname "$0")/lib.sh"
+
+trap ncm_teardown EXIT
+ktap_plan 16
+ncm_setup -s super
+H=$NCM_HOST_NS D=$NCM_HOST_IF
+sys() { sysfs_of "$H" "$D" "cdc_ncm/$1"; }
+st() { ethtool_stat "$H" "$D" "$1"; }
+
+# ntb-tx-max: bulk host->gadget traffic at the default and at 4 KiB NTBs.
+ntbs_for_4m() {
+	local before after
+	before=$(st tx_ntbs)
+	iperf_bytes "$NCM_GADGET_NS" "$H" "$NCM_GADGET_ADDR" -n 4M > /dev/null
+	after=$(st tx_ntbs)
+	echo $((after - before))
+}
+ktap_check set_ntb_tx_max_16384 ue "$H" set "$D" ntb_tx_max=16384
+ktap_expect_eq ntb_tx_max_16384_in_sysfs "$(sys tx_max)" 16384
+big=$(ntbs_for_4m)
+ktap_check set_ntb_tx_max_4096 ue "$H" set "$D" ntb_tx_max=4096
+tx=$(sys tx_max)
+# cdc_ncm adds a pad byte to a multiple of the USB packet size
+if [ "$tx" = 4096 ] || [ "$tx" = 4097 ]; then ktap_ok ntb_tx_max_4096_in_sysfs; else ktap_fail ntb_tx_max_4096_in_sysfs "sysfs tx_max=$tx"; fi
+ktap_expect_eq get_reports_driver_tx_max "$(ue_field "$H" "$D" ntb_tx_max)" "$tx"
+small=$(ntbs_for_4m)
+ktap_info "NTBs for 4 MiB: $big at tx_max 16384, $small at tx_max $tx"
+ktap_check smaller_ntb_means_more_ntbs test "$small" -gt $((big * 3 / 2))
+
+# ntb-rx-max: within the gadget's maximum it reaches the driver ...
+ktap_check set_ntb_rx_max_8192 ue "$H" set "$D" ntb_rx_max=8192
+ktap_expect_eq ntb_rx_max_in_sysfs "$(sys rx_max)" 8192
+# ... above it is refused, naming the maximum
+err=$(ue "$H" set "$D" ntb_rx_max=20000 2>&1 >/dev/null)
+ktap_info "refusal: $err"
+ktap_check over_max_names_max grep -q "maximum of $D: 16384" <<< "$err"
+ktap_expect_eq over_max_left_rx_max "$(sys rx_max)" 8192
+
+# tx-timer-usecs: sparse pings wait for the timer only when it is on
+timeouts_for_pings() {
+	local before after
+	before=$(st tx_reason_timeout)
+	ip netns exec "$H" ping -c 5 -i 0.2 -W 5 "$NCM_GADGET_ADDR" > /dev/null
+	after=$(st tx_reason_timeout)
+	echo $((after - before))
+}
+ktap_check set_tx_timer_0 ue "$H" set "$D" tx_timer_usecs=0
+ktap_expect_eq timer_off_no_timeouts "$(timeouts_for_pings)" 0
+ue "$H" set "$D" tx_timer_usecs=400
+ktap_expect_eq tx_timer_in_sysfs "$(sys tx_timer_usecs)" 400
+ktap_check timer_on_timeouts test "$(timeouts_for_pings)" -gt 0
+
+# atomic: valid knobs then an invalid last one: nothing changes
+before="$(sys rx_max) $(sys tx_max) $(sys tx_timer_usecs)"
+out=$(ue "$H" set "$D" ntb_rx_max=4096 ntb_tx_max=8192 tx_timer_usecs=3 2>&1)
+ktap_info "refusal: $(grep -v '^errno' <<< "$out")"
+ktap_check invalid_last_knob_refused grep -q '^errno=ERANGE' <<< "$out"
+ktap_expect_eq invalid_last_knob_changed_nothing "$(sys rx_max) $(sys tx_max) $(sys tx_timer_usecs)" "$before"
+ktap_finish
