@@ -189,3 +189,7 @@ const struct usbeth_knob usbeth_bql_knobs[3] = {
 	  .cap = USBETH_CAP_BQL, .per_queue = true,
 	  .get = bql_get, .set = bql_set },
 };
+
+#ifdef CONFIG_BQL
+static_assert(USBETH_BQL_LIMIT_MAX == DQL_MAX_LIMIT);
+#endif

@@ -162,7 +162,7 @@ enum usbeth_cap {
 #define USBETH_NTB_MAX			(64 * 1024 * 1024)
 #define USBETH_TX_TIMER_MIN_USECS	5
 #define USBETH_TX_TIMER_MAX_USECS	4000000
-#define USBETH_BQL_LIMIT_MAX		0x3fffffff	/* DQL_MAX_LIMIT */
+#define USBETH_BQL_LIMIT_MAX		1879048192	/* DQL_MAX_LIMIT, the default */
 #define USBETH_BQL_HOLD_TIME_MAX	60000		/* msecs */
 #define USBETH_BQL_QUEUE_MAX		4095
 
