@@ -14,23 +14,31 @@ static int __init usbeth_init(void)
 {
 	int err;
 
-	err = usbeth_device_init();
+	err = usbeth_ncm_init();
 	if (err)
 		return err;
+	err = usbeth_device_init();
+	if (err)
+		goto err_ncm;
 	err = usbeth_netlink_init();
-	if (err) {
-		usbeth_device_exit();
-		return err;
-	}
+	if (err)
+		goto err_device;
 	pr_info(KBUILD_MODNAME ": family %s version %u registered\n", USBETH_GENL_NAME,
 		USBETH_GENL_VERSION);
 	return 0;
+
+err_device:
+	usbeth_device_exit();
+err_ncm:
+	usbeth_ncm_exit();
+	return err;
 }
 
 static void __exit usbeth_exit(void)
 {
 	usbeth_netlink_exit();
 	usbeth_device_exit();
+	usbeth_ncm_exit();
 }
 
 module_init(usbeth_init);

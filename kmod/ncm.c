@@ -12,6 +12,7 @@
  */
 #include <linux/device.h>
 #include <linux/gfp.h>
+#include <linux/rtnetlink.h>
 #include <linux/usb/cdc.h>
 #include <linux/usb/cdc_ncm.h>
 #include "usbeth.h"
@@ -47,26 +48,36 @@ bool usbeth_ncm_present(struct net_device *dev)
 	return true;
 }
 
+/*
+ * show() may use sysfs_emit(), which wants a whole page. Every read runs
+ * under rtnl, so one page serves them all.
+ */
+static char *ncm_page;
+
+int usbeth_ncm_init(void)
+{
+	ncm_page = (char *)get_zeroed_page(GFP_KERNEL);
+	return ncm_page ? 0 : -ENOMEM;
+}
+
+void usbeth_ncm_exit(void)
+{
+	free_page((unsigned long)ncm_page);
+}
+
 int usbeth_ncm_read(struct net_device *dev, const char *name, u32 *val)
 {
 	struct device_attribute *da = ncm_attr(dev, name);
-	char *page;
 	ssize_t n;
-	int err;
 
+	ASSERT_RTNL();
 	if (!da || !da->show)
 		return -EOPNOTSUPP;
-	/* show() may use sysfs_emit(), which wants a whole page */
-	page = (char *)get_zeroed_page(GFP_KERNEL);
-	if (!page)
-		return -ENOMEM;
-	n = da->show(&dev->dev, da, page);
+	n = da->show(&dev->dev, da, ncm_page);
 	if (n < 0)
-		err = n;
-	else
-		err = kstrtou32(strim(page), 0, val);
-	free_page((unsigned long)page);
-	return err;
+		return n;
+	ncm_page[clamp_t(ssize_t, n, 0, PAGE_SIZE - 1)] = '\0';
+	return kstrtou32(strim(ncm_page), 0, val);
 }
 
 static int ncm_write(struct net_device *dev, const char *name, u32 val)

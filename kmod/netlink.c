@@ -410,12 +410,18 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 
-	/* 3. apply in order; on failure put back what was applied */
+	/*
+	 * 3. apply in order; on failure put back what was applied. Like
+	 * ethtool's set path, a value the driver already holds is not written
+	 * again.
+	 */
 	for (i = 0; i < nsv; i++) {
 		u32 val = nla_get_u32(sv[i].attr);
 
 		sv[i].applied = true;
 		for (q = sv[i].first; q < sv[i].last; q++) {
+			if (sv[i].old[q - sv[i].first] == val)
+				continue;
 			err = sv[i].knob->set(&req, sv[i].knob->attr, q, val,
 					      sv[i].attr);
 			if (err) {
@@ -427,8 +433,7 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 				usbeth_put_back(&req, sv, i + 1);
 				goto free;
 			}
-			if (sv[i].old[q - sv[i].first] != val)
-				changed = true;
+			changed = true;
 		}
 	}
 	err = 0;

@@ -71,6 +71,8 @@ void usbeth_netlink_exit(void);
 
 /* ncm.c: cdc_ncm through its own sysfs attributes */
 bool usbeth_ncm_present(struct net_device *dev);
+int usbeth_ncm_init(void);
+void usbeth_ncm_exit(void);
 int usbeth_ncm_read(struct net_device *dev, const char *name, u32 *val);
 extern const struct usbeth_knob usbeth_ncm_knobs[3];
 
