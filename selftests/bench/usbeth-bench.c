@@ -10,14 +10,16 @@
  *	limit-min, limit-max, hold-time (DEV: a cdc_ncm netdev), against
  *	the same six values written by a shell the way a udev RUN rule does
  *	(one sh -c per event), six raw sysfs writes from C, and one raw
- *	sysfs write from C. The values are the device's current ones, so the
- *	driver does the same (idempotent) work whichever way they arrive.
+ *	sysfs write from C; twice: re-applying the device's current values
+ *	(usbeth skips a value the driver already holds, sysfs writes do not)
+ *	and alternating two sets of values (every way makes the driver work).
  *   usbeth-bench dump [ROUNDS ITERS]
  *	nanoseconds per device of a full dump of this netns.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,94 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return (errno || *end || s[0] == '-' || *out > max) ? -1 : 0;
 }
 
+struct method_times {
+	double set, sh, raw6, raw1;
+};
+
+/*
+ * One scenario: values v[0] on every iteration (alt false: a re-apply, as a
+ * udev rule does on each event), or v[0] and v[1] in turn (alt true: the
+ * driver does real work whichever way the values arrive).
+ */
+static struct method_times run_scenario(struct usbeth *u, const char *dev,
+					struct knob k[2][NKNOBS],
+					const struct usbeth_set req[2],
+					char script[2][2048], bool alt,
+					int rounds, int iters)
+{
+	double *t[4];
+	struct method_times m;
+	int i, j, r, err, sh_iters = iters / 10 > 0 ? iters / 10 : 1;
+
+	for (i = 0; i < 4; i++)
+		if (!(t[i] = calloc(rounds, sizeof(double))))
+			die("calloc", ENOMEM);
+	for (r = 0; r < rounds; r++) {
+		double t0;
+
+		t0 = now_ns();
+		for (i = 0; i < iters; i++) {
+			err = usbeth_set(u, &req[alt && (i & 1)], NULL);
+			if (err)
+				die(usbeth_errmsg(u)[0] ? usbeth_errmsg(u) : "set", err);
+		}
+		t[0][r] = (now_ns() - t0) / iters;
+
+		t0 = now_ns();
+		for (i = 0; i < iters; i++) {
+			struct knob *kk = k[alt && (i & 1)];
+
+			for (j = 0; j < NKNOBS; j++)
+				if ((err = write_file(kk[j].path, kk[j].val)))
+					die(kk[j].path, err);
+		}
+		t[1][r] = (now_ns() - t0) / iters;
+
+		t0 = now_ns();
+		for (i = 0; i < iters; i++) {
+			struct knob *kk = &k[alt && (i & 1)][1];
+
+			if ((err = write_file(kk->path, kk->val)))
+				die(kk->path, err);
+		}
+		t[2][r] = (now_ns() - t0) / iters;
+
+		t0 = now_ns();
+		for (i = 0; i < sh_iters; i++) {
+			char *argv[] = { "sh", "-c", script[alt && (i & 1)], NULL };
+			int status;
+			pid_t pid;
+
+			err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
+			if (err)
+				die("posix_spawn", err);
+			if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+				die("the shell way failed", EIO);
+		}
+		t[3][r] = (now_ns() - t0) / sh_iters;
+	}
+	m.set = median(t[0], rounds);
+	m.raw6 = median(t[1], rounds);
+	m.raw1 = median(t[2], rounds);
+	m.sh = median(t[3], rounds);
+	for (i = 0; i < 4; i++)
+		free(t[i]);
+	(void)dev;
+	return m;
+}
+
+static void report(const char *what, const struct method_times *m)
+{
+	printf("# %s\n", what);
+	printf("#   usbeth, one SET request      %10.1f us\n", m->set / 1e3);
+	printf("#   shell (udev RUN, sh -c)      %10.1f us\n", m->sh / 1e3);
+	printf("#   raw sysfs from C, 6 writes   %10.1f us\n", m->raw6 / 1e3);
+	printf("#   raw sysfs from C, 1 write    %10.1f us\n", m->raw1 / 1e3);
+	printf("#   ratio usbeth/shell        = %.3f (target <= 0.20)\n", m->set / m->sh);
+	printf("#   ratio usbeth/raw 6 writes = %.3f\n", m->set / m->raw6);
+	printf("#   ratio usbeth/raw 1 write  = %.3f (target <= 2.0)\n", m->set / m->raw1);
+}
+
 static void bench_set(const char *dev, int rounds, int iters)
 {
 	static const char * const files[NKNOBS] = {
@@ -91,18 +181,19 @@ static void bench_set(const char *dev, int rounds, int iters)
 		"queues/tx-0/byte_queue_limits/limit_max",
 		"queues/tx-0/byte_queue_limits/hold_time",
 	};
-	double *t_set = calloc(rounds, sizeof(double)), *t_raw6 = calloc(rounds, sizeof(double));
-	double *t_raw1 = calloc(rounds, sizeof(double)), *t_sh = calloc(rounds, sizeof(double));
-	struct usbeth_set req = { .ifname = dev };
-	struct knob k[NKNOBS];
+	static const int attrs[NKNOBS] = {
+		USBETH_A_NTB_RX_MAX, USBETH_A_NTB_TX_MAX, USBETH_A_TX_TIMER_USECS,
+		USBETH_A_BQL_LIMIT_MIN, USBETH_A_BQL_LIMIT_MAX, USBETH_A_BQL_HOLD_TIME,
+	};
+	static struct knob k[2][NKNOBS];
+	static char script[2][2048];
+	struct usbeth_set req[2] = { { .ifname = dev }, { .ifname = dev } };
+	struct method_times same, alt;
 	struct usbeth_dev d;
 	struct usbeth *u;
-	char script[2048] = "";
-	uint32_t vals[NKNOBS];
-	int i, r, err, sh_iters = iters / 10 > 0 ? iters / 10 : 1;
+	uint32_t vals[2][NKNOBS];
+	int i, v, err;
 
-	if (!t_set || !t_raw6 || !t_raw1 || !t_sh)
-		die("calloc", ENOMEM);
 	err = usbeth_open(&u);
 	if (err)
 		die("usbeth_open", err);
@@ -113,85 +204,45 @@ static void bench_set(const char *dev, int rounds, int iters)
 		fprintf(stderr, "usbeth-bench: %s is not a cdc_ncm netdev with BQL\n", dev);
 		exit(1);
 	}
-	vals[0] = d.ntb_rx_max;
-	vals[1] = d.ntb_tx_max;
-	vals[2] = d.tx_timer_usecs;
-	vals[3] = d.bql_queues[0].limit_min;
-	vals[4] = d.bql_queues[0].limit_max;
-	vals[5] = d.bql_queues[0].hold_time_ms;
+	/* v[0]: what the device holds now; v[1]: other valid values */
+	vals[0][0] = d.ntb_rx_max;
+	vals[0][1] = d.ntb_tx_max;
+	vals[0][2] = d.tx_timer_usecs;
+	vals[0][3] = d.bql_queues[0].limit_min;
+	vals[0][4] = d.bql_queues[0].limit_max;
+	vals[0][5] = d.bql_queues[0].hold_time_ms;
 	usbeth_dev_free(&d);
-	usbeth_set_value(&req, USBETH_A_NTB_RX_MAX, vals[0]);
-	usbeth_set_value(&req, USBETH_A_NTB_TX_MAX, vals[1]);
-	usbeth_set_value(&req, USBETH_A_TX_TIMER_USECS, vals[2]);
-	usbeth_set_value(&req, USBETH_A_BQL_LIMIT_MIN, vals[3]);
-	usbeth_set_value(&req, USBETH_A_BQL_LIMIT_MAX, vals[4]);
-	usbeth_set_value(&req, USBETH_A_BQL_HOLD_TIME, vals[5]);
-	for (i = 0; i < NKNOBS; i++) {
-		size_t used = strlen(script);
+	vals[1][0] = vals[0][0] / 2 >= 4096 ? vals[0][0] / 2 : 8192;
+	vals[1][1] = vals[0][1] / 2 >= 4096 ? vals[0][1] / 2 + 3 : 8195;
+	vals[1][2] = vals[0][2] == 400 ? 800 : 400;
+	vals[1][3] = vals[0][3] ? 0 : 1000;
+	vals[1][4] = vals[0][4] == 100000 ? 200000 : 100000;
+	vals[1][5] = vals[0][5] == 2000 ? 1000 : 2000;
+	for (v = 0; v < 2; v++) {
+		script[v][0] = '\0';
+		for (i = 0; i < NKNOBS; i++) {
+			size_t used = strlen(script[v]);
 
-		snprintf(k[i].path, sizeof(k[i].path), "/sys/class/net/%s/%s", dev, files[i]);
-		snprintf(k[i].val, sizeof(k[i].val), "%u", vals[i]);
-		if ((size_t)snprintf(script + used, sizeof(script) - used, "echo %s > %s; ",
-				     k[i].val, k[i].path) >= sizeof(script) - used)
-			die("shell script too long", E2BIG);
+			usbeth_set_value(&req[v], attrs[i], vals[v][i]);
+			snprintf(k[v][i].path, sizeof(k[v][i].path), "/sys/class/net/%s/%s",
+				 dev, files[i]);
+			snprintf(k[v][i].val, sizeof(k[v][i].val), "%u", vals[v][i]);
+			if ((size_t)snprintf(script[v] + used, sizeof(script[v]) - used,
+					     "echo %s > %s; ", k[v][i].val, k[v][i].path) >=
+			    sizeof(script[v]) - used)
+				die("shell script too long", E2BIG);
+		}
 	}
 
-	for (r = 0; r < rounds; r++) {
-		double t0;
-
-		t0 = now_ns();
-		for (i = 0; i < iters; i++) {
-			err = usbeth_set(u, &req, NULL);
-			if (err)
-				die(usbeth_errmsg(u)[0] ? usbeth_errmsg(u) : "set", err);
-		}
-		t_set[r] = (now_ns() - t0) / iters;
-
-		t0 = now_ns();
-		for (i = 0; i < iters; i++)
-			for (int j = 0; j < NKNOBS; j++)
-				if ((err = write_file(k[j].path, k[j].val)))
-					die(k[j].path, err);
-		t_raw6[r] = (now_ns() - t0) / iters;
-
-		t0 = now_ns();
-		for (i = 0; i < iters; i++)
-			if ((err = write_file(k[1].path, k[1].val)))
-				die(k[1].path, err);
-		t_raw1[r] = (now_ns() - t0) / iters;
-
-		t0 = now_ns();
-		for (i = 0; i < sh_iters; i++) {
-			char *argv[] = { "sh", "-c", script, NULL };
-			int status;
-			pid_t pid;
-
-			err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
-			if (err)
-				die("posix_spawn", err);
-			if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-				die("the shell way failed", EIO);
-		}
-		t_sh[r] = (now_ns() - t0) / sh_iters;
-	}
+	same = run_scenario(u, dev, k, req, script, false, rounds, iters);
+	alt = run_scenario(u, dev, k, req, script, true, rounds, iters);
 	usbeth_close(u);
 
-	double set = median(t_set, rounds), raw6 = median(t_raw6, rounds);
-	double raw1 = median(t_raw1, rounds), sh = median(t_sh, rounds);
-
-	printf("# set of 6 knobs on %s, median of %d rounds (%d iterations; shell %d)\n",
-	       dev, rounds, iters, sh_iters);
-	printf("#   usbeth, one SET request      %10.1f us\n", set / 1e3);
-	printf("#   shell (udev RUN, sh -c)      %10.1f us\n", sh / 1e3);
-	printf("#   raw sysfs from C, 6 writes   %10.1f us\n", raw6 / 1e3);
-	printf("#   raw sysfs from C, 1 write    %10.1f us\n", raw1 / 1e3);
-	printf("# ratio usbeth/shell          = %.3f (target <= 0.20)\n", set / sh);
-	printf("# ratio usbeth/raw 6 writes   = %.3f\n", set / raw6);
-	printf("# ratio usbeth/raw 1 write    = %.3f (target <= 2.0)\n", set / raw1);
-	free(t_set);
-	free(t_raw6);
-	free(t_raw1);
-	free(t_sh);
+	printf("# set of 6 knobs (ntb rx/tx, tx timer, BQL min/max/hold) on %s,\n", dev);
+	printf("# median of %d rounds of %d iterations (shell: %d), methods interleaved\n",
+	       rounds, iters, iters / 10 > 0 ? iters / 10 : 1);
+	report("same values every time (a re-apply, as a udev rule does per event)", &same);
+	report("values alternating every time (the driver does real work each time)", &alt);
 }
 
 static void bench_dump(int rounds, int iters)

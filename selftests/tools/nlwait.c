@@ -98,8 +98,28 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* Dump all links and evaluate the condition over them. */
+/*
+ * Dump all links and evaluate the condition over them. A dump the kernel
+ * flags as interrupted (NLM_F_DUMP_INTR: links changed meanwhile, libmnl
+ * says EINTR) is redone.
+ */
+static int check_once(struct state *st);
+
 static int check(struct state *st)
+{
+	int tries, ret = -1;
+
+	for (tries = 0; tries < 100; tries++) {
+		ret = check_once(st);
+		if (ret == 0 || errno != EINTR)
+			break;
+	}
+	if (ret < 0)
+		perror("nlwait: dump");
+	return ret;
+}
+
+static int check_once(struct state *st)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE * 4];
 	struct mnl_socket *nl;
@@ -131,11 +151,14 @@ static int check(struct state *st)
 		if (ret <= MNL_CB_STOP)
 			break;
 	}
-	mnl_socket_close(nl);
 	if (ret < 0) {
-		perror("nlwait: dump");
+		int err = errno;
+
+		mnl_socket_close(nl);
+		errno = err;
 		return -1;
 	}
+	mnl_socket_close(nl);
 	if (st->cond == C_GONE)
 		st->met = !st->met;
 	return 0;
