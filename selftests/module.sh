@@ -6,11 +6,19 @@
 source "$(dirname "$0")/lib.sh"
 
 kmod=${USBETH_KMOD:-$USBETH_TOP/kmod/usbeth.ko}
-ktap_plan 8
+ktap_plan 10
 
 family() { genl ctrl get name usbeth 2>&1; }
 
 if [ -d /sys/module/usbeth ]; then ktap_ok module_loaded; else ktap_fail module_loaded; fi
+# usbeth must load on systems without the gadget stack: no hard dependency,
+# and (this test runs first in the VM) u_ether is not loaded here
+ktap_expect_eq no_module_dependencies "$(modinfo -F depends "$kmod")" ""
+if [ -d /sys/module/u_ether ]; then
+	ktap_skip loaded_without_u_ether "u_ether was already loaded"
+else
+	ktap_ok loaded_without_u_ether
+fi
 out=$(family)
 if grep -q "Name: usbeth" <<< "$out"; then ktap_ok family_resolves; else ktap_fail family_resolves "$out"; fi
 ktap_check family_version grep -qE 'Version: 0x0*1\b' <<< "$out"
