@@ -25,8 +25,11 @@ echo "# --- usbeth get, host side"
 ue "$NCM_HOST_NS" get "$NCM_HOST_IF" | sed 's/^/#   /'
 echo "# --- usbeth get, gadget side"
 ue "$NCM_GADGET_NS" get "$NCM_GADGET_IF" | sed 's/^/#   /'
-echo "# --- usbeth set on the host side: NTBs to the device's maximum, as the"
-echo "#     DisplayLink profile will do on hotplug (usbethd, to come)"
+echo "# --- a conservative system default: 8 KiB NTBs"
+ue "$NCM_HOST_NS" set "$NCM_HOST_IF" ntb_rx_max=8192 ntb_tx_max=8192
+echo "#   cdc_ncm sysfs now: rx_max=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" cdc_ncm/rx_max) tx_max=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" cdc_ncm/tx_max)"
+echo "# --- one atomic usbeth set: NTBs to the device's maximum, as the"
+echo "#     DisplayLink profile does on hotplug; the echoed new state:"
 max=$(ue_field "$NCM_HOST_NS" "$NCM_HOST_IF" ntb_dev_rx_max)
 ue "$NCM_HOST_NS" set -e "$NCM_HOST_IF" ntb_rx_max="$max" ntb_tx_max="$max" tx_timer_usecs=400 |
 	grep -E '^(ntb_|tx_timer)' | sed 's/^/#   /'
