@@ -27,6 +27,7 @@ kmod:
 userspace:
 	$(MAKE) -C lib
 	$(MAKE) -C selftests/tools
+	$(MAKE) -C usbethd
 
 demo: all
 	selftests/vm/run-vm.sh -t 600 selftests/demo.sh
@@ -36,9 +37,11 @@ check: all
 
 bench: all
 	selftests/vm/run-vm.sh -t 1500 selftests/bench/bench.sh
+	selftests/vm/run-vm.sh -t 1500 selftests/bench/usbethd_bench.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C lib clean
 	$(MAKE) -C selftests/tools clean
+	$(MAKE) -C usbethd clean
 	rm -rf build

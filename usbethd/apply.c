@@ -1,0 +1,847 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * usbethd's engine: see apply.h.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+
+#include "apply.h"
+
+#define BIT(k) (1U << (k))
+
+int ulog_level = LOG_P_INFO;
+
+void ulog(int prio, const char *fmt, ...)
+{
+	static int journal = -1;
+	char buf[1024];
+	va_list ap;
+	int n = 0, m;
+
+	if (prio > ulog_level)
+		return;
+	if (journal < 0)
+		journal = getenv("JOURNAL_STREAM") != NULL;
+	if (journal)
+		n = snprintf(buf, sizeof(buf), "<%d>", prio);
+	va_start(ap, fmt);
+	m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (m < 0)
+		return;
+	n += m;
+	if ((size_t)n > sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	/* one write per line: readers of a pipe see whole lines */
+	while (write(STDERR_FILENO, buf, (size_t)n) < 0 && errno == EINTR)
+		;
+}
+
+void engine_init(struct engine *e, struct usbeth *u, const struct profset *s)
+{
+	memset(e, 0, sizeof(*e));
+	e->u = u;
+	e->set = s;
+	e->ioctl_fd = -1;
+	e->out = stdout;
+}
+
+static void rec_free(struct rec *r)
+{
+	free(r->bql);
+	free(r);
+}
+
+void engine_fini(struct engine *e)
+{
+	struct rec *r, *n;
+
+	for (r = e->recs; r; r = n) {
+		n = r->next;
+		rec_free(r);
+	}
+	e->recs = NULL;
+	if (e->rtnl)
+		mnl_socket_close(e->rtnl);
+	e->rtnl = NULL;
+	if (e->ioctl_fd >= 0)
+		close(e->ioctl_fd);
+	e->ioctl_fd = -1;
+}
+
+size_t engine_nrecs(const struct engine *e)
+{
+	const struct rec *r;
+	size_t n = 0;
+
+	for (r = e->recs; r; r = r->next)
+		n++;
+	return n;
+}
+
+struct rec *engine_find(struct engine *e, uint32_t ifindex)
+{
+	struct rec *r;
+
+	for (r = e->recs; r; r = r->next)
+		if (r->ifindex == ifindex)
+			return r;
+	return NULL;
+}
+
+void engine_drop(struct engine *e, uint32_t ifindex)
+{
+	struct rec **pp, *r;
+
+	for (pp = &e->recs; (r = *pp); pp = &r->next)
+		if (r->ifindex == ifindex) {
+			*pp = r->next;
+			ulog(LOG_P_INFO, "%s: gone, record dropped (profile "
+			     "%s)", r->ifname, r->profile[0] ? r->profile :
+			     "none");
+			rec_free(r);
+			return;
+		}
+}
+
+void engine_prune(struct engine *e, const struct usbeth_dev *devs, size_t n)
+{
+	struct rec *r, *next;
+	size_t i;
+
+	for (r = e->recs; r; r = next) {
+		next = r->next;
+		for (i = 0; i < n; i++)
+			if (devs[i].ifindex == r->ifindex &&
+			    !strcmp(devs[i].ifname, r->ifname))
+				break;
+		if (i == n)
+			engine_drop(e, r->ifindex);
+	}
+}
+
+/* ---------------------------------------------------- rtnetlink ---- */
+
+static int rtnl_open(struct engine *e)
+{
+	if (e->rtnl)
+		return 0;
+	e->rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!e->rtnl)
+		return -errno;
+	if (mnl_socket_bind(e->rtnl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		int err = -errno;
+
+		mnl_socket_close(e->rtnl);
+		e->rtnl = NULL;
+		return err;
+	}
+	return 0;
+}
+
+struct link_vals {
+	bool has_mtu, has_txqlen;
+	uint32_t mtu, txqlen, min_mtu, max_mtu;
+};
+
+static int link_attr_cb(const struct nlattr *a, void *data)
+{
+	struct link_vals *lv = data;
+	int t = mnl_attr_get_type(a);
+
+	if (t != IFLA_MTU && t != IFLA_TXQLEN && t != IFLA_MIN_MTU &&
+	    t != IFLA_MAX_MTU)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+		return MNL_CB_ERROR;
+	switch (t) {
+	case IFLA_MTU:
+		lv->mtu = mnl_attr_get_u32(a);
+		lv->has_mtu = true;
+		break;
+	case IFLA_TXQLEN:
+		lv->txqlen = mnl_attr_get_u32(a);
+		lv->has_txqlen = true;
+		break;
+	case IFLA_MIN_MTU:
+		lv->min_mtu = mnl_attr_get_u32(a);
+		break;
+	case IFLA_MAX_MTU:
+		lv->max_mtu = mnl_attr_get_u32(a);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int link_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return MNL_CB_OK;
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+		return MNL_CB_ERROR;
+	return mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb,
+			      data);
+}
+
+/* One request, its reply through cb (may be NULL), until the ACK. */
+static int rtnl_talk(struct engine *e, struct nlmsghdr *nlh, mnl_cb_t cb,
+		     void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	unsigned int portid, seq;
+	ssize_t n;
+	int r;
+
+	r = rtnl_open(e);
+	if (r)
+		return r;
+	portid = mnl_socket_get_portid(e->rtnl);
+	seq = (unsigned int)time(NULL) ^ (unsigned int)(uintptr_t)nlh;
+	nlh->nlmsg_seq = seq;
+	if (mnl_socket_sendto(e->rtnl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		n = mnl_socket_recvfrom(e->rtnl, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		r = mnl_cb_run(buf, (size_t)n, seq, portid, cb, data);
+		if (r <= MNL_CB_STOP)
+			return r < 0 ? -errno : 0;
+	}
+}
+
+static int link_get(struct engine *e, uint32_t ifindex,
+		    struct link_vals *lv)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	memset(lv, 0, sizeof(*lv));
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	return rtnl_talk(e, nlh, link_msg_cb, lv);
+}
+
+static int link_set(struct engine *e, uint32_t ifindex, int k, uint32_t v)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	mnl_attr_put_u32(nlh, k == K_MTU ? IFLA_MTU : IFLA_TXQLEN, v);
+	return rtnl_talk(e, nlh, NULL, NULL);
+}
+
+/* ------------------------------------------------------ ethtool ---- */
+
+static const uint32_t eth_get[K_COUNT] = {
+	[K_SG] = ETHTOOL_GSG, [K_GSO] = ETHTOOL_GGSO, [K_TSO] = ETHTOOL_GTSO,
+};
+static const uint32_t eth_set[K_COUNT] = {
+	[K_SG] = ETHTOOL_SSG, [K_GSO] = ETHTOOL_SGSO, [K_TSO] = ETHTOOL_STSO,
+};
+
+static int ethtool_val(struct engine *e, const char *ifname, uint32_t cmd,
+		       uint32_t *val)
+{
+	struct ethtool_value ev = { .cmd = cmd, .data = *val };
+	struct ifreq ifr;
+
+	if (e->ioctl_fd < 0) {
+		e->ioctl_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (e->ioctl_fd < 0)
+			return -errno;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ev;
+	if (ioctl(e->ioctl_fd, SIOCETHTOOL, &ifr) < 0)
+		return -errno;
+	*val = ev.data ? 1 : 0;
+	return 0;
+}
+
+/* ------------------------------------------------------- values ---- */
+
+struct cur {
+	uint32_t has;		/* knobs read */
+	uint32_t mixed;		/* BQL: the queues differ */
+	uint32_t v[K_COUNT];
+};
+
+static uint32_t bql_field(const struct usbeth_bql_queue *q, int k)
+{
+	switch (k) {
+	case K_BQL_LIMIT_MIN: return q->limit_min;
+	case K_BQL_LIMIT_MAX: return q->limit_max;
+	default: return q->hold_time_ms;
+	}
+}
+
+static const uint32_t *dev_field(const struct usbeth_dev *d, int k)
+{
+	switch (k) {
+	case K_QMULT: return &d->qmult;
+	case K_NTB_RX_MAX: return &d->ntb_rx_max;
+	case K_NTB_TX_MAX: return &d->ntb_tx_max;
+	case K_TX_TIMER_USECS: return &d->tx_timer_usecs;
+	case K_TX_USECS: return &d->coal_tx_usecs;
+	case K_TX_FRAMES: return &d->coal_tx_frames;
+	case K_RX_USECS: return &d->coal_rx_usecs;
+	case K_RX_FRAMES: return &d->coal_rx_frames;
+	default: return NULL;
+	}
+}
+
+static void read_cur(struct engine *e, const struct usbeth_dev *d,
+		     uint32_t need, struct cur *c)
+{
+	struct link_vals lv;
+	int k;
+
+	memset(c, 0, sizeof(*c));
+	for (k = 0; k < K_COUNT; k++) {
+		const struct knob_info *ki = &knob_table[k];
+		const uint32_t *f;
+		size_t i;
+
+		if (ki->kind != KIND_USBETH || !knob_supported(k, d))
+			continue;
+		if (k >= K_BQL_LIMIT_MIN && k <= K_BQL_HOLD_TIME) {
+			if (!d->n_bql_queues || !d->bql_queues)
+				continue;
+			c->v[k] = bql_field(&d->bql_queues[0], k);
+			for (i = 1; i < d->n_bql_queues; i++)
+				if (bql_field(&d->bql_queues[i], k) != c->v[k])
+					c->mixed |= BIT(k);
+			c->has |= BIT(k);
+			continue;
+		}
+		f = dev_field(d, k);
+		if (f && usbeth_dev_has(d, ki->attr)) {
+			c->v[k] = *f;
+			c->has |= BIT(k);
+		}
+	}
+	if ((need & (BIT(K_MTU) | BIT(K_TXQUEUELEN))) &&
+	    !link_get(e, d->ifindex, &lv)) {
+		if (lv.has_mtu) {
+			c->v[K_MTU] = lv.mtu;
+			c->has |= BIT(K_MTU);
+		}
+		if (lv.has_txqlen) {
+			c->v[K_TXQUEUELEN] = lv.txqlen;
+			c->has |= BIT(K_TXQUEUELEN);
+		}
+	}
+	for (k = K_SG; k <= K_TSO; k++) {
+		uint32_t v = 0;
+
+		if ((need & BIT(k)) && !ethtool_val(e, d->ifname, eth_get[k], &v)) {
+			c->v[k] = v;
+			c->has |= BIT(k);
+		}
+	}
+}
+
+/* ------------------------------------------------------ applying --- */
+
+struct step {
+	uint32_t has;		/* knobs to change */
+	uint32_t restore;	/* of which: back to the original */
+	uint32_t v[K_COUNT];
+};
+
+static const char *fmt_val(int k, uint32_t v, char *buf, size_t len)
+{
+	if (knob_table[k].boolean)
+		snprintf(buf, len, "%s", v ? "on" : "off");
+	else
+		snprintf(buf, len, "%u", v);
+	return buf;
+}
+
+static void log_change(const struct rec *r, const char *what, int k,
+		       uint32_t old, bool mixed, uint32_t new, uint32_t got)
+{
+	char a[16], b[16], g[16];
+
+	if (mixed)
+		snprintf(a, sizeof(a), "(per queue)");
+	else
+		fmt_val(k, old, a, sizeof(a));
+	fmt_val(k, new, b, sizeof(b));
+	if (got != new)
+		ulog(LOG_P_NOTICE, "%s: %s: %s: %s -> %s (driver set %s)",
+		     r->ifname, what, knob_table[k].name, a, b,
+		     fmt_val(k, got, g, sizeof(g)));
+	else
+		ulog(LOG_P_NOTICE, "%s: %s: %s: %s -> %s", r->ifname, what,
+		     knob_table[k].name, a, b);
+}
+
+static bool is_bql(int k)
+{
+	return k >= K_BQL_LIMIT_MIN && k <= K_BQL_HOLD_TIME;
+}
+
+static void set_failed(struct engine *e, const struct rec *r,
+		       const char *what, int k, uint32_t v, int err)
+{
+	const char *msg = usbeth_errmsg(e->u);
+	char b[16];
+
+	if (err == -ENODEV) {	/* it went away meanwhile: not an error */
+		ulog(LOG_P_DEBUG, "%s: %s: %s: device gone", r->ifname, what,
+		     knob_table[k].name);
+		return;
+	}
+	e->errors++;
+	ulog(LOG_P_ERR, "%s: %s: %s: cannot set %s: %s%s%s", r->ifname, what,
+	     knob_table[k].name, fmt_val(k, v, b, sizeof(b)),
+	     strerror(-err), knob_table[k].kind == KIND_USBETH && msg && *msg ?
+	     ": " : "", knob_table[k].kind == KIND_USBETH && msg ? msg : "");
+}
+
+static void fill_set(struct usbeth_set *s, const struct rec *r, int k,
+		     uint32_t v)
+{
+	if (!s->ifindex) {
+		s->ifindex = r->ifindex;
+		s->ifname = NULL;
+	}
+	usbeth_set_value(s, knob_table[k].attr, v);
+}
+
+static uint32_t echo_val(const struct usbeth_dev *echo, int k, uint32_t req)
+{
+	const uint32_t *f;
+
+	if (!echo->present || is_bql(k))
+		return req;
+	f = dev_field(echo, k);
+	if (!f || !usbeth_dev_has(echo, knob_table[k].attr))
+		return req;
+	return *f;
+}
+
+/* Does the usbeth part of a step: all at once (atomic), else knob by knob
+ * so that what the device takes is applied. Returns the mask done.
+ */
+static uint32_t do_usbeth(struct engine *e, struct rec *r,
+			  const struct step *st, const struct cur *c,
+			  const char *what_apply, const char *what_restore)
+{
+	struct usbeth_set s = { 0 };
+	struct usbeth_dev echo;
+	uint32_t mask = 0, done = 0;
+	int k, err;
+
+	for (k = 0; k < K_COUNT; k++)
+		if ((st->has & BIT(k)) && knob_table[k].kind == KIND_USBETH &&
+		    !(is_bql(k) && (st->restore & BIT(k)))) {
+			fill_set(&s, r, k, st->v[k]);
+			mask |= BIT(k);
+		}
+	if (!mask)
+		return 0;
+	err = usbeth_set(e->u, &s, &echo);
+	if (!err) {
+		for (k = 0; k < K_COUNT; k++) {
+			uint32_t got;
+
+			if (!(mask & BIT(k)))
+				continue;
+			got = echo_val(&echo, k, st->v[k]);
+			r->req[k] = st->v[k];
+			r->got[k] = got;
+			r->got_has |= BIT(k);
+			log_change(r, st->restore & BIT(k) ? what_restore :
+				   what_apply, k, c->v[k], c->mixed & BIT(k),
+				   st->v[k], got);
+		}
+		usbeth_dev_free(&echo);
+		return mask;
+	}
+	if (err == -ENODEV) {
+		ulog(LOG_P_DEBUG, "%s: gone before it could be set",
+		     r->ifname);
+		return 0;
+	}
+	/* one at a time: a refused knob does not hold back the others */
+	for (k = 0; k < K_COUNT; k++) {
+		uint32_t got;
+
+		if (!(mask & BIT(k)))
+			continue;
+		memset(&s, 0, sizeof(s));
+		fill_set(&s, r, k, st->v[k]);
+		err = usbeth_set(e->u, &s, &echo);
+		if (err) {
+			set_failed(e, r, st->restore & BIT(k) ? what_restore :
+				   what_apply, k, st->v[k], err);
+			if (err == -ENODEV)
+				return done;
+			continue;
+		}
+		got = echo_val(&echo, k, st->v[k]);
+		usbeth_dev_free(&echo);
+		r->req[k] = st->v[k];
+		r->got[k] = got;
+		r->got_has |= BIT(k);
+		log_change(r, st->restore & BIT(k) ? what_restore : what_apply,
+			   k, c->v[k], c->mixed & BIT(k), st->v[k], got);
+		done |= BIT(k);
+	}
+	return done;
+}
+
+/* Puts the per-queue BQL originals of the knobs in mask back. */
+static uint32_t do_bql_restore(struct engine *e, struct rec *r,
+			       uint32_t mask, const struct cur *c,
+			       const char *what)
+{
+	uint32_t done = mask;
+	size_t i;
+	int k;
+
+	for (i = 0; i < r->n_bql; i++) {
+		struct usbeth_set s = { 0 };
+		int err;
+
+		s.ifindex = r->ifindex;
+		usbeth_set_value(&s, USBETH_A_BQL_QUEUE_INDEX, r->bql[i].index);
+		if (mask & BIT(K_BQL_LIMIT_MIN))
+			usbeth_set_value(&s, USBETH_A_BQL_LIMIT_MIN,
+					 r->bql[i].limit_min);
+		if (mask & BIT(K_BQL_LIMIT_MAX))
+			usbeth_set_value(&s, USBETH_A_BQL_LIMIT_MAX,
+					 r->bql[i].limit_max);
+		if (mask & BIT(K_BQL_HOLD_TIME))
+			usbeth_set_value(&s, USBETH_A_BQL_HOLD_TIME,
+					 r->bql[i].hold_time);
+		err = usbeth_set(e->u, &s, NULL);
+		if (err) {
+			for (k = K_BQL_LIMIT_MIN; k <= K_BQL_HOLD_TIME; k++)
+				if (mask & BIT(k)) {
+					set_failed(e, r, what, k, r->orig[k],
+						   err);
+					break;
+				}
+			return 0;
+		}
+	}
+	for (k = K_BQL_LIMIT_MIN; k <= K_BQL_HOLD_TIME; k++)
+		if (done & BIT(k))
+			log_change(r, what, k, c->v[k], c->mixed & BIT(k),
+				   r->orig[k], r->orig[k]);
+	return done;
+}
+
+static uint32_t do_other(struct engine *e, struct rec *r,
+			 const struct step *st, const struct cur *c,
+			 const char *what_apply, const char *what_restore)
+{
+	uint32_t done = 0;
+	int k;
+
+	for (k = K_MTU; k < K_COUNT; k++) {
+		const char *what = st->restore & BIT(k) ? what_restore :
+				   what_apply;
+		uint32_t v = st->v[k], got = v;
+		int err;
+
+		if (!(st->has & BIT(k)))
+			continue;
+		if (knob_table[k].kind == KIND_RTNL) {
+			err = link_set(e, r->ifindex, k, v);
+		} else {
+			err = ethtool_val(e, r->ifname, eth_set[k], &got);
+			got = 0;
+			if (!err)
+				err = ethtool_val(e, r->ifname, eth_get[k],
+						  &got);
+			if (!err && got != v) {
+				/* the device cannot change it: a skip */
+				if (!(r->skip_logged & BIT(k)))
+					ulog(LOG_P_INFO, "%s: %s: %s: skipped "
+					     "(the device keeps it %s)",
+					     r->ifname, what, knob_table[k].name,
+					     got ? "on" : "off");
+				r->skip_logged |= BIT(k);
+				continue;
+			}
+		}
+		if (err) {
+			set_failed(e, r, what, k, v, err);
+			continue;
+		}
+		r->req[k] = v;
+		r->got[k] = got;
+		r->got_has |= BIT(k);
+		log_change(r, what, k, c->v[k], false, v, got);
+		done |= BIT(k);
+	}
+	return done;
+}
+
+static void skip_once(struct engine *e, struct rec *r, const char *pname,
+		      int k, const char *why)
+{
+	if (e->dry_run) {
+		fprintf(e->out, "  %-15s skipped: %s\n", knob_table[k].name,
+			why);
+		return;
+	}
+	if (r->skip_logged & BIT(k))
+		return;
+	r->skip_logged |= BIT(k);
+	ulog(LOG_P_INFO, "%s: profile %s: %s: skipped: %s", r->ifname, pname,
+	     knob_table[k].name, why);
+}
+
+int engine_apply(struct engine *e, const struct usbeth_dev *d)
+{
+	const struct profile *p;
+	struct rec tmp, *r;
+	char what_apply[PROFILE_NAME_MAX + 16], what_restore[PROFILE_NAME_MAX + 64];
+	struct step st = { 0 };
+	struct cur c;
+	uint32_t need = 0, done = 0, newly = 0;
+	int k, changed = 0;
+	bool fresh = false;
+
+	if (d->role != USBETH_ROLE_USB_HOST && d->role != USBETH_ROLE_USB_GADGET)
+		return 0;
+	r = engine_find(e, d->ifindex);
+	if (r && strcmp(r->ifname, d->ifname))
+		snprintf(r->ifname, sizeof(r->ifname), "%s", d->ifname);
+	if (!r) {
+		if (e->keep_records && !e->dry_run) {
+			r = calloc(1, sizeof(*r));
+			if (!r) {
+				ulog(LOG_P_ERR, "%s: out of memory", d->ifname);
+				e->errors++;
+				return -1;
+			}
+			fresh = true;
+		} else {
+			memset(&tmp, 0, sizeof(tmp));
+			r = &tmp;
+		}
+		r->ifindex = d->ifindex;
+		r->carrier = -1;
+		snprintf(r->ifname, sizeof(r->ifname), "%s", d->ifname);
+	}
+	r->role = d->role;
+	p = profset_select(e->set, d);
+	snprintf(what_apply, sizeof(what_apply), "profile %s",
+		 p ? p->name : "(none)");
+	if (e->stopping)
+		snprintf(what_restore, sizeof(what_restore),
+			 "restore (stopping)");
+	else if (r->profile[0] && (!p || strcmp(r->profile, p->name)))
+		snprintf(what_restore, sizeof(what_restore),
+			 "restore (profile %s no longer applies)", r->profile);
+	else
+		snprintf(what_restore, sizeof(what_restore),
+			 "restore (profile %s no longer sets it)",
+			 r->profile[0] ? r->profile : "?");
+
+	for (k = 0; k < K_COUNT; k++) {
+		uint32_t w;
+
+		if ((p && profile_want(p, k, d, &w)) ||
+		    (r->orig_has & BIT(k)))
+			need |= BIT(k);
+	}
+	read_cur(e, d, need, &c);
+
+	for (k = 0; k < K_COUNT; k++) {
+		uint32_t w;
+		bool want = p && profile_want(p, k, d, &w);
+
+		if (p && !want && p->eff[k].kind == V_DEVICE_MAX &&
+		    knob_supported(k, d)) {
+			skip_once(e, r, p->name, k, "the device reports no "
+				  "maximum");
+			continue;
+		}
+		if (want) {
+			if (!knob_supported(k, d) || !(c.has & BIT(k))) {
+				char why[64];
+				const char *cap =
+					usbeth_cap_name(knob_table[k].cap);
+
+				snprintf(why, sizeof(why), "the device does "
+					 "not support it%s%s%s",
+					 cap ? " (no " : "", cap ? cap : "",
+					 cap ? " capability)" : "");
+				skip_once(e, r, p->name, k, why);
+				continue;
+			}
+			if (c.v[k] == w && !(c.mixed & BIT(k)))
+				continue;
+			/* the driver rounds some values (cdc_ncm tx_max) */
+			if ((r->got_has & BIT(k)) && r->req[k] == w &&
+			    r->got[k] == c.v[k] && !(c.mixed & BIT(k)))
+				continue;
+			st.has |= BIT(k);
+			st.v[k] = w;
+		} else if (r->orig_has & BIT(k)) {
+			if (!(c.has & BIT(k)))
+				continue;
+			if (is_bql(k)) {
+				st.has |= BIT(k);
+				st.restore |= BIT(k);
+				st.v[k] = r->orig[k];
+				continue;
+			}
+			if (c.v[k] == r->orig[k] ||
+			    ((r->got_has & BIT(k)) && r->req[k] == r->orig[k] &&
+			     r->got[k] == c.v[k])) {
+				r->orig_has &= ~BIT(k);
+				continue;
+			}
+			st.has |= BIT(k);
+			st.restore |= BIT(k);
+			st.v[k] = r->orig[k];
+		}
+	}
+
+	if (e->dry_run) {
+		for (k = 0; k < K_COUNT; k++) {
+			char a[16], b[16];
+
+			if (!(st.has & BIT(k)))
+				continue;
+			fprintf(e->out, "  %-15s %s -> %s%s\n",
+				knob_table[k].name,
+				c.mixed & BIT(k) ? "(per queue)" :
+				fmt_val(k, c.v[k], a, sizeof(a)),
+				fmt_val(k, st.v[k], b, sizeof(b)),
+				st.restore & BIT(k) ? " (restore)" : "");
+		}
+		if (!st.has)
+			fprintf(e->out, "  (nothing to change)\n");
+		return __builtin_popcount(st.has);
+	}
+
+	/* record originals before the first change of each knob */
+	for (k = 0; k < K_COUNT; k++) {
+		if (!(st.has & BIT(k)) || (st.restore & BIT(k)) ||
+		    (r->orig_has & BIT(k)))
+			continue;
+		r->orig[k] = c.v[k];
+		r->orig_has |= BIT(k);
+		newly |= BIT(k);
+		if (is_bql(k) && !r->bql && d->n_bql_queues) {
+			size_t i;
+
+			r->bql = calloc(d->n_bql_queues, sizeof(*r->bql));
+			if (r->bql) {
+				r->n_bql = d->n_bql_queues;
+				for (i = 0; i < r->n_bql; i++) {
+					const struct usbeth_bql_queue *q =
+						&d->bql_queues[i];
+
+					r->bql[i].index = q->index;
+					r->bql[i].limit_min = q->limit_min;
+					r->bql[i].limit_max = q->limit_max;
+					r->bql[i].hold_time = q->hold_time_ms;
+				}
+			}
+		}
+	}
+
+	if (st.has) {
+		uint32_t bqlr = st.restore & (BIT(K_BQL_LIMIT_MIN) |
+					      BIT(K_BQL_LIMIT_MAX) |
+					      BIT(K_BQL_HOLD_TIME));
+
+		done |= do_usbeth(e, r, &st, &c, what_apply, what_restore);
+		if (bqlr)
+			done |= do_bql_restore(e, r, bqlr, &c, what_restore);
+		done |= do_other(e, r, &st, &c, what_apply, what_restore);
+	}
+	/* forget originals that are back, or of changes that did not happen */
+	r->orig_has &= ~(done & st.restore);
+	r->orig_has &= ~(newly & ~done);
+	if (!(r->orig_has & (BIT(K_BQL_LIMIT_MIN) | BIT(K_BQL_LIMIT_MAX) |
+			     BIT(K_BQL_HOLD_TIME)))) {
+		free(r->bql);
+		r->bql = NULL;
+		r->n_bql = 0;
+	}
+	changed = __builtin_popcount(done);
+	e->changes += (unsigned long)changed;
+	snprintf(r->profile, sizeof(r->profile), "%s", p ? p->name : "");
+	if (p)
+		ulog(LOG_P_INFO, "%s: profile %s applied (%d changed)",
+		     r->ifname, p->name, changed);
+	else
+		ulog(LOG_P_INFO, "%s: no profile matches (%d restored)",
+		     r->ifname, changed);
+
+	if (fresh) {
+		r->next = e->recs;
+		e->recs = r;
+	}
+	return changed;
+}
+
+void engine_restore_all(struct engine *e)
+{
+	struct rec *r;
+
+	for (r = e->recs; r; r = r->next) {
+		struct usbeth_dev d;
+		const struct profset *saved = e->set;
+		struct profset none = { 0 };
+		int err;
+
+		if (!r->orig_has)
+			continue;
+		err = usbeth_get(e->u, r->ifindex, NULL, &d);
+		if (err) {
+			if (err != -ENODEV)
+				ulog(LOG_P_ERR, "%s: cannot read it to "
+				     "restore: %s", r->ifname, strerror(-err));
+			continue;
+		}
+		/* with no profiles, evaluation restores every original */
+		e->set = &none;
+		e->stopping = true;
+		engine_apply(e, &d);
+		e->stopping = false;
+		e->set = saved;
+		usbeth_dev_free(&d);
+	}
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * usbethd's engine: brings a device to what its profile wants, recording
+ * the original value of every knob before its first change, and puts the
+ * originals back when the profile no longer wants them (reload) or on stop.
+ * usbeth knobs go through libusbeth; MTU and txqueuelen through rtnetlink;
+ * the sg/gso/tso offloads through the ethtool ioctl.
+ */
+#ifndef USBETHD_APPLY_H
+#define USBETHD_APPLY_H
+
+#include <stdio.h>
+#include "profile.h"
+
+/* syslog priorities, for the log prefix journald understands */
+#define LOG_P_ERR	3
+#define LOG_P_WARNING	4
+#define LOG_P_NOTICE	5
+#define LOG_P_INFO	6
+#define LOG_P_DEBUG	7
+
+__attribute__((format(printf, 2, 3)))
+void ulog(int prio, const char *fmt, ...);
+extern int ulog_level;		/* messages above it are dropped */
+
+struct bql_orig {
+	uint32_t index, limit_min, limit_max, hold_time;
+};
+
+/* What the daemon remembers of a device it changed. */
+struct rec {
+	struct rec *next;
+	uint32_t ifindex;
+	uint32_t role;			/* enum usbeth_role */
+	int carrier;			/* gadgets: last seen, -1 unknown */
+	char ifname[USBETH_IFNAMSIZ];
+	char profile[PROFILE_NAME_MAX + 1];	/* "" when none applies */
+	uint32_t orig_has;		/* bit per knob with orig[] recorded */
+	uint32_t orig[K_COUNT];
+	size_t n_bql;			/* per-queue originals, when BQL set */
+	struct bql_orig *bql;
+	uint32_t skip_logged;		/* unsupported knobs already logged */
+	uint32_t got_has;		/* what the driver made of our value */
+	uint32_t req[K_COUNT], got[K_COUNT];
+};
+
+struct engine {
+	struct usbeth *u;
+	const struct profset *set;
+	struct rec *recs;		/* daemon: records kept */
+	bool keep_records;
+	bool dry_run;			/* --explain: print the diff only */
+	bool stopping;			/* restoring on stop */
+	FILE *out;			/* where dry_run prints */
+	struct mnl_socket *rtnl;	/* opened on first use */
+	int ioctl_fd;			/* -1 until first use */
+	unsigned long errors;		/* failures logged at LOG_P_ERR */
+	unsigned long changes;		/* knobs changed */
+};
+
+void engine_init(struct engine *e, struct usbeth *u, const struct profset *s);
+void engine_fini(struct engine *e);
+
+/* Evaluates dev against the profile set: applies what the winner wants,
+ * restores recorded knobs it no longer wants. dev must be a usbeth-host or
+ * -gadget device (others are left alone). Returns the number of knobs
+ * changed, or -1 on an error (logged).
+ */
+int engine_apply(struct engine *e, const struct usbeth_dev *dev);
+/* The record of ifindex, NULL if none. */
+struct rec *engine_find(struct engine *e, uint32_t ifindex);
+/* Forget a device (it went away). */
+void engine_drop(struct engine *e, uint32_t ifindex);
+/* Drops records of devices not in devs[] (after a resync dump). */
+void engine_prune(struct engine *e, const struct usbeth_dev *devs, size_t n);
+/* Puts every recorded original back (on stop); drops the records. */
+void engine_restore_all(struct engine *e);
+size_t engine_nrecs(const struct engine *e);
+
+#endif /* USBETHD_APPLY_H */

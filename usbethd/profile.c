@@ -1,0 +1,1362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * usbethd profiles: parsing, validation, the set, matching, selection.
+ * Every input is hostile: sizes, depths, list lengths and values are
+ * bounded, unknown keys are errors (a typo must not silently do nothing),
+ * and every error names the file, line and column.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "profile.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+const struct knob_info knob_table[K_COUNT] = {
+	[K_QMULT] = { "qmult", KIND_USBETH, USBETH_A_QMULT, USBETH_CAP_QMULT,
+		      USBETH_QMULT_MIN, USBETH_QMULT_MAX, false, false },
+	[K_NTB_RX_MAX] = { "ntb-rx-max", KIND_USBETH, USBETH_A_NTB_RX_MAX,
+			   USBETH_CAP_NTB, USBETH_NTB_MIN, USBETH_NTB_MAX,
+			   false, true },
+	[K_NTB_TX_MAX] = { "ntb-tx-max", KIND_USBETH, USBETH_A_NTB_TX_MAX,
+			   USBETH_CAP_NTB, USBETH_NTB_MIN, USBETH_NTB_MAX,
+			   false, true },
+	/* 0 (off) is checked separately: 0, or 5..4000000 */
+	[K_TX_TIMER_USECS] = { "tx-timer-usecs", KIND_USBETH,
+			       USBETH_A_TX_TIMER_USECS, USBETH_CAP_TX_TIMER,
+			       0, USBETH_TX_TIMER_MAX_USECS, false, false },
+	[K_TX_USECS] = { "tx-usecs", KIND_USBETH, USBETH_A_COAL_TX_USECS,
+			 USBETH_CAP_COAL_TX_USECS, 0, UINT32_MAX, false, false },
+	[K_TX_FRAMES] = { "tx-frames", KIND_USBETH, USBETH_A_COAL_TX_FRAMES,
+			  USBETH_CAP_COAL_TX_FRAMES, 0, UINT32_MAX, false,
+			  false },
+	[K_RX_USECS] = { "rx-usecs", KIND_USBETH, USBETH_A_COAL_RX_USECS,
+			 USBETH_CAP_COAL_RX_USECS, 0, UINT32_MAX, false, false },
+	[K_RX_FRAMES] = { "rx-frames", KIND_USBETH, USBETH_A_COAL_RX_FRAMES,
+			  USBETH_CAP_COAL_RX_FRAMES, 0, UINT32_MAX, false,
+			  false },
+	[K_BQL_LIMIT_MIN] = { "bql-limit-min", KIND_USBETH,
+			      USBETH_A_BQL_LIMIT_MIN, USBETH_CAP_BQL, 0,
+			      USBETH_BQL_LIMIT_MAX, false, false },
+	[K_BQL_LIMIT_MAX] = { "bql-limit-max", KIND_USBETH,
+			      USBETH_A_BQL_LIMIT_MAX, USBETH_CAP_BQL, 0,
+			      USBETH_BQL_LIMIT_MAX, false, false },
+	[K_BQL_HOLD_TIME] = { "bql-hold-time", KIND_USBETH,
+			      USBETH_A_BQL_HOLD_TIME, USBETH_CAP_BQL, 0,
+			      USBETH_BQL_HOLD_TIME_MAX, false, false },
+	[K_MTU] = { "mtu", KIND_RTNL, 0, 0, 68, 65535, false, false },
+	[K_TXQUEUELEN] = { "txqueuelen", KIND_RTNL, 0, 0, 0, 1000000, false,
+			   false },
+	[K_SG] = { "sg", KIND_ETHTOOL, 0, 0, 0, 1, true, false },
+	[K_GSO] = { "gso", KIND_ETHTOOL, 0, 0, 0, 1, true, false },
+	[K_TSO] = { "tso", KIND_ETHTOOL, 0, 0, 0, 1, true, false },
+};
+
+int knob_by_name(const char *name)
+{
+	char buf[32];
+	size_t i;
+
+	for (i = 0; name[i] && i < sizeof(buf) - 1; i++)
+		buf[i] = name[i] == '_' ? '-' : name[i];
+	if (name[i])
+		return -1;
+	buf[i] = 0;
+	for (i = 0; i < K_COUNT; i++)
+		if (!strcmp(knob_table[i].name, buf))
+			return (int)i;
+	return -1;
+}
+
+bool knob_supported(int k, const struct usbeth_dev *dev)
+{
+	if (k < 0 || k >= K_COUNT)
+		return false;
+	if (knob_table[k].kind != KIND_USBETH)
+		return true;
+	return (dev->caps & knob_table[k].cap) != 0;
+}
+
+/* ------------------------------------------------------ positions ---- */
+
+void text_line_col(const char *text, size_t len, size_t off,
+		   unsigned int *line, unsigned int *col)
+{
+	unsigned int l = 1, c = 1;
+	size_t i;
+
+	if (off > len)
+		off = len;
+	for (i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			l++;
+			c = 1;
+		} else if (((unsigned char)text[i] & 0xc0) != 0x80) {
+			c++;	/* columns count characters, not bytes */
+		}
+	}
+	*line = l;
+	*col = c;
+}
+
+void perr_format(const struct perr *e, char *buf, size_t len)
+{
+	if (e->line)
+		snprintf(buf, len, "%s:%u:%u: %s", e->file, e->line, e->col,
+			 e->msg);
+	else
+		snprintf(buf, len, "%s: %s", e->file, e->msg);
+}
+
+/*
+ * A path into the document, to find where a value that json-c accepted but
+ * the schema refuses starts. json-c keeps no positions, so the text (which
+ * json-c has already parsed in strict mode, i.e. is valid JSON) is scanned
+ * again along the path.
+ */
+struct jpath {
+	int depth;
+	struct { const char *key; int index; } el[4];	/* key NULL: index */
+};
+
+struct scan {
+	const char *t;
+	size_t len, pos;
+};
+
+static void sc_ws(struct scan *s)
+{
+	while (s->pos < s->len && strchr(" \t\r\n", s->t[s->pos]))
+		s->pos++;
+}
+
+/* At a '"': the string's end (past the closing quote); its raw contents
+ * in [*b, *e).
+ */
+static bool sc_string(struct scan *s, size_t *b, size_t *e)
+{
+	if (s->pos >= s->len || s->t[s->pos] != '"')
+		return false;
+	*b = ++s->pos;
+	while (s->pos < s->len && s->t[s->pos] != '"') {
+		if (s->t[s->pos] == '\\')
+			s->pos++;
+		s->pos++;
+	}
+	if (s->pos >= s->len)
+		return false;
+	*e = s->pos++;
+	return true;
+}
+
+static bool sc_skip_value(struct scan *s, int depth)
+{
+	size_t b, e;
+
+	if (depth > 64)
+		return false;
+	sc_ws(s);
+	if (s->pos >= s->len)
+		return false;
+	switch (s->t[s->pos]) {
+	case '"':
+		return sc_string(s, &b, &e);
+	case '{':
+	case '[': {
+		char close = s->t[s->pos] == '{' ? '}' : ']';
+		bool obj = close == '}';
+
+		s->pos++;
+		sc_ws(s);
+		if (s->pos < s->len && s->t[s->pos] == close) {
+			s->pos++;
+			return true;
+		}
+		for (;;) {
+			if (obj) {
+				sc_ws(s);
+				if (!sc_string(s, &b, &e))
+					return false;
+				sc_ws(s);
+				if (s->pos >= s->len || s->t[s->pos] != ':')
+					return false;
+				s->pos++;
+			}
+			if (!sc_skip_value(s, depth + 1))
+				return false;
+			sc_ws(s);
+			if (s->pos >= s->len)
+				return false;
+			if (s->t[s->pos] == close) {
+				s->pos++;
+				return true;
+			}
+			if (s->t[s->pos] != ',')
+				return false;
+			s->pos++;
+		}
+	}
+	default:
+		while (s->pos < s->len && !strchr(",]} \t\r\n", s->t[s->pos]))
+			s->pos++;
+		return true;
+	}
+}
+
+/* Offset of the value at path (or of its key when key_pos), or of the
+ * deepest part of the path found.
+ */
+static size_t locate(const char *text, size_t len, const struct jpath *p,
+		     bool key_pos)
+{
+	struct scan s = { text, len, 0 };
+	size_t found = 0, b, e;
+	int d;
+
+	sc_ws(&s);
+	found = s.pos;
+	for (d = 0; d < p->depth; d++) {
+		bool last = d == p->depth - 1;
+
+		sc_ws(&s);
+		if (s.pos >= len)
+			return found;
+		if (p->el[d].key) {
+			bool hit = false;
+
+			if (text[s.pos] != '{')
+				return found;
+			s.pos++;
+			for (;;) {
+				size_t kpos;
+
+				sc_ws(&s);
+				kpos = s.pos;
+				if (!sc_string(&s, &b, &e))
+					return found;
+				sc_ws(&s);
+				if (s.pos >= len || text[s.pos] != ':')
+					return found;
+				s.pos++;
+				if (e - b == strlen(p->el[d].key) &&
+				    !memcmp(text + b, p->el[d].key, e - b)) {
+					sc_ws(&s);
+					found = last && key_pos ? kpos : s.pos;
+					hit = true;
+					break;
+				}
+				if (!sc_skip_value(&s, 0))
+					return found;
+				sc_ws(&s);
+				if (s.pos >= len || text[s.pos] != ',')
+					return found;
+				s.pos++;
+			}
+			if (!hit)
+				return found;
+		} else {
+			int i;
+
+			if (text[s.pos] != '[')
+				return found;
+			s.pos++;
+			for (i = 0; i < p->el[d].index; i++) {
+				if (!sc_skip_value(&s, 0))
+					return found;
+				sc_ws(&s);
+				if (s.pos >= len || text[s.pos] != ',')
+					return found;
+				s.pos++;
+			}
+			sc_ws(&s);
+			found = s.pos;
+		}
+	}
+	return found;
+}
+
+/* ---------------------------------------------------------- parsing -- */
+
+struct pctx {
+	const char *file, *text;
+	size_t len;
+	struct perr *err;
+	struct jpath path;
+};
+
+static void path_push_key(struct pctx *c, const char *key)
+{
+	if (c->path.depth < (int)ARRAY_SIZE(c->path.el)) {
+		c->path.el[c->path.depth].key = key;
+		c->path.el[c->path.depth].index = 0;
+	}
+	c->path.depth++;
+}
+
+static void path_push_index(struct pctx *c, int i)
+{
+	if (c->path.depth < (int)ARRAY_SIZE(c->path.el)) {
+		c->path.el[c->path.depth].key = NULL;
+		c->path.el[c->path.depth].index = i;
+	}
+	c->path.depth++;
+}
+
+static void path_pop(struct pctx *c)
+{
+	c->path.depth--;
+}
+
+/* Fills c->err at the current path (the key itself when key_pos). */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct pctx *c, bool key_pos, const char *fmt, ...)
+{
+	struct jpath p = c->path;
+	va_list ap;
+	size_t off;
+
+	if (p.depth > (int)ARRAY_SIZE(p.el))
+		p.depth = ARRAY_SIZE(p.el);
+	off = locate(c->text, c->len, &p, key_pos);
+	snprintf(c->err->file, sizeof(c->err->file), "%s", c->file);
+	text_line_col(c->text, c->len, off, &c->err->line, &c->err->col);
+	va_start(ap, fmt);
+	vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A string without embedded NUL, of at most max bytes. */
+static int get_str(struct pctx *c, json_object *o, size_t max,
+		   const char **out, const char *what)
+{
+	const char *s;
+	int n;
+
+	if (!json_object_is_type(o, json_type_string))
+		return fail(c, false, "%s must be a string", what);
+	s = json_object_get_string(o);
+	n = json_object_get_string_len(o);
+	if (!s || n < 0 || strlen(s) != (size_t)n)
+		return fail(c, false, "%s contains a NUL character", what);
+	if ((size_t)n > max)
+		return fail(c, false, "%s is longer than %zu bytes", what,
+			    max);
+	*out = s;
+	return 0;
+}
+
+static int dup_str(struct pctx *c, json_object *o, size_t max, char **out,
+		   const char *what)
+{
+	const char *s;
+
+	if (get_str(c, o, max, &s, what))
+		return -1;
+	*out = strdup(s);
+	if (!*out)
+		return fail(c, false, "out of memory");
+	return 0;
+}
+
+/* A string or a list of strings: calls one() on each, with the path
+ * pointing at it.
+ */
+typedef int (*item_fn)(struct pctx *c, json_object *o, void *arg, size_t i);
+
+static int each_item(struct pctx *c, json_object *o, const char *what,
+		     size_t *count, item_fn one, void *arg)
+{
+	size_t i, n;
+
+	if (json_object_is_type(o, json_type_array)) {
+		n = json_object_array_length(o);
+		if (n == 0)
+			return fail(c, false, "%s: empty list", what);
+		if (n > PROFILE_LIST_MAX)
+			return fail(c, false, "%s: more than %d entries", what,
+				    PROFILE_LIST_MAX);
+		for (i = 0; i < n; i++) {
+			int r;
+
+			path_push_index(c, (int)i);
+			r = one(c, json_object_array_get_idx(o, i), arg, i);
+			path_pop(c);
+			if (r)
+				return -1;
+			*count = i + 1;	/* what profile_free() releases */
+		}
+		return 0;
+	}
+	if (one(c, o, arg, 0))
+		return -1;
+	*count = 1;
+	return 0;
+}
+
+static int one_id(struct pctx *c, json_object *o, void *arg, size_t i)
+{
+	struct id_match *ids = arg;
+	const char *s, *p;
+	unsigned long v = 0;
+	size_t n;
+
+	if (json_object_is_type(o, json_type_int)) {
+		int64_t x = json_object_get_int64(o);
+
+		if (x < 0 || x > 0xffff)
+			return fail(c, false, "USB id %lld out of range 0..0xffff",
+				    (long long)x);
+		ids[i].id = (uint16_t)x;
+		return 0;
+	}
+	if (get_str(c, o, 16, &s, "a USB id"))
+		return -1;
+	if (!strcmp(s, "*")) {
+		ids[i].any = true;
+		return 0;
+	}
+	p = s;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	n = strlen(p);
+	if (n < 1 || n > 4)
+		goto bad;
+	for (; *p; p++) {
+		if (!isxdigit((unsigned char)*p))
+			goto bad;
+		v = v * 16 + (unsigned long)(isdigit((unsigned char)*p) ?
+			*p - '0' : (tolower((unsigned char)*p) - 'a' + 10));
+	}
+	ids[i].id = (uint16_t)v;
+	return 0;
+bad:
+	return fail(c, false, "bad USB id \"%s\": want 1 to 4 hex digits "
+		    "(e.g. \"17e9\") or \"*\"", s);
+}
+
+static int one_strdup(struct pctx *c, json_object *o, void *arg, size_t i)
+{
+	char **v = arg;
+
+	return dup_str(c, o, 255, &v[i], "the value");
+}
+
+static int one_glob(struct pctx *c, json_object *o, void *arg, size_t i)
+{
+	char **v = arg;
+
+	return dup_str(c, o, 63, &v[i], "an interface name glob");
+}
+
+static int one_role(struct pctx *c, json_object *o, void *arg, size_t i)
+{
+	uint32_t *roles = arg;
+	const char *s;
+
+	(void)i;
+	if (get_str(c, o, 32, &s, "a role"))
+		return -1;
+	if (!strcmp(s, "host") || !strcmp(s, "usb-host"))
+		*roles |= 1U << USBETH_ROLE_USB_HOST;
+	else if (!strcmp(s, "gadget") || !strcmp(s, "usb-gadget"))
+		*roles |= 1U << USBETH_ROLE_USB_GADGET;
+	else
+		return fail(c, false, "unknown role \"%s\": want \"host\" "
+			    "or \"gadget\"", s);
+	return 0;
+}
+
+static int one_comment(struct pctx *c, json_object *o, void *arg, size_t i)
+{
+	const char *s;
+
+	(void)arg;
+	(void)i;
+	return get_str(c, o, 4096, &s, "a comment");
+}
+
+static int speed_value(struct pctx *c, json_object *o, int *out)
+{
+	const char *s;
+	int v;
+
+	if (get_str(c, o, 32, &s, "a speed"))
+		return -1;
+	v = usbeth_speed_parse(s);
+	if (v <= USBETH_USB_SPEED_UNKNOWN)
+		return fail(c, false, "unknown speed \"%s\": want low, full, "
+			    "high, wireless, super or super-plus", s);
+	*out = v;
+	return 0;
+}
+
+static int parse_match(struct pctx *c, json_object *m, struct profile *p)
+{
+	struct profile_match *pm = &p->match;
+
+	if (!json_object_is_type(m, json_type_object))
+		return fail(c, false, "\"match\" must be an object");
+	pm->present = true;
+	json_object_object_foreach(m, key, val) {
+		int r = 0;
+
+		path_push_key(c, key);
+		if (!strcmp(key, "vid"))
+			r = each_item(c, val, "vid", &pm->n_vid, one_id,
+				      pm->vid);
+		else if (!strcmp(key, "pid"))
+			r = each_item(c, val, "pid", &pm->n_pid, one_id,
+				      pm->pid);
+		else if (!strcmp(key, "driver"))
+			r = each_item(c, val, "driver", &pm->n_driver,
+				      one_strdup, pm->driver);
+		else if (!strcmp(key, "ifname"))
+			r = each_item(c, val, "ifname", &pm->n_ifname,
+				      one_glob, pm->ifname);
+		else if (!strcmp(key, "role")) {
+			size_t n = 0;
+
+			r = each_item(c, val, "role", &n, one_role,
+				      &pm->roles);
+		} else if (!strcmp(key, "speed"))
+			r = speed_value(c, val, &pm->speed);
+		else if (!strcmp(key, "speed-min"))
+			r = speed_value(c, val, &pm->speed_min);
+		else if (!strcmp(key, "comment")) {
+			size_t n = 0;
+
+			r = each_item(c, val, "comment", &n, one_comment,
+				      NULL);
+		} else
+			r = fail(c, true, "unknown match key \"%s\" (known: "
+				 "vid, pid, driver, role, speed, speed-min, "
+				 "ifname, comment)", key);
+		path_pop(c);
+		if (r)
+			return -1;
+	}
+	if (pm->speed >= 0 && pm->speed_min >= 0) {
+		path_push_key(c, "speed-min");
+		fail(c, true, "\"match\": give \"speed\" or "
+		     "\"speed-min\", not both");
+		path_pop(c);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_setting(struct pctx *c, int k, json_object *v,
+			 struct knob_val *out)
+{
+	const struct knob_info *ki = &knob_table[k];
+	int64_t x;
+
+	if (!v) {		/* null: leave alone */
+		out->kind = V_UNSET;
+		return 0;
+	}
+	if (ki->boolean) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail(c, false, "\"%s\" must be true or false "
+				    "(or null)", ki->name);
+		out->kind = V_VALUE;
+		out->value = json_object_get_boolean(v) ? 1 : 0;
+		return 0;
+	}
+	if (json_object_is_type(v, json_type_string)) {
+		const char *s = json_object_get_string(v);
+
+		if (ki->device_max && s && !strcmp(s, "device-max") &&
+		    (size_t)json_object_get_string_len(v) == strlen(s)) {
+			out->kind = V_DEVICE_MAX;
+			return 0;
+		}
+		return fail(c, false, "\"%s\" must be an integer%s", ki->name,
+			    ki->device_max ? " or \"device-max\"" : "");
+	}
+	if (!json_object_is_type(v, json_type_int))
+		return fail(c, false, "\"%s\" must be an integer%s", ki->name,
+			    ki->device_max ? " or \"device-max\"" : "");
+	errno = 0;
+	x = json_object_get_int64(v);
+	if (x < (int64_t)ki->min || x > (int64_t)ki->max || errno == ERANGE)
+		return fail(c, false, "\"%s\": %lld is out of range %u..%u",
+			    ki->name, (long long)x, ki->min, ki->max);
+	if (k == K_TX_TIMER_USECS && x != 0 && x < USBETH_TX_TIMER_MIN_USECS)
+		return fail(c, false, "\"%s\": %lld: want 0 (off) or %d..%d",
+			    ki->name, (long long)x, USBETH_TX_TIMER_MIN_USECS,
+			    USBETH_TX_TIMER_MAX_USECS);
+	out->kind = V_VALUE;
+	out->value = (uint32_t)x;
+	return 0;
+}
+
+static int parse_settings(struct pctx *c, json_object *s, struct profile *p)
+{
+	if (!json_object_is_type(s, json_type_object))
+		return fail(c, false, "\"settings\" must be an object");
+	json_object_object_foreach(s, key, val) {
+		int k, r;
+
+		path_push_key(c, key);
+		if (!strcmp(key, "comment")) {
+			size_t n = 0;
+
+			r = each_item(c, val, "comment", &n, one_comment,
+				      NULL);
+		} else if ((k = knob_by_name(key)) < 0) {
+			r = fail(c, true, "unknown setting \"%s\"", key);
+		} else {
+			r = parse_setting(c, k, val, &p->set[k]);
+		}
+		path_pop(c);
+		if (r)
+			return -1;
+	}
+	if (p->set[K_BQL_LIMIT_MIN].kind == V_VALUE &&
+	    p->set[K_BQL_LIMIT_MAX].kind == V_VALUE &&
+	    p->set[K_BQL_LIMIT_MIN].value > p->set[K_BQL_LIMIT_MAX].value) {
+		path_push_key(c, "bql-limit-min");
+		fail(c, false, "\"bql-limit-min\" %u is above "
+		     "\"bql-limit-max\" %u", p->set[K_BQL_LIMIT_MIN].value,
+		     p->set[K_BQL_LIMIT_MAX].value);
+		path_pop(c);
+		return -1;
+	}
+	return 0;
+}
+
+static bool name_ok(const char *n)
+{
+	size_t i, len = strlen(n);
+
+	if (len == 0 || len > PROFILE_NAME_MAX || n[0] == '.')
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)n[i]) && !strchr("._-+@", n[i]))
+			return false;
+	return true;
+}
+
+static int parse_top(struct pctx *c, json_object *root, struct profile *p)
+{
+	if (!json_object_is_type(root, json_type_object))
+		return fail(c, false, "a profile must be a JSON object");
+	json_object_object_foreach(root, key, val) {
+		int r = 0;
+
+		path_push_key(c, key);
+		if (!strcmp(key, "description")) {
+			r = dup_str(c, val, 1024, &p->description,
+				    "\"description\"");
+		} else if (!strcmp(key, "comment")) {
+			size_t n = 0;
+
+			r = each_item(c, val, "comment", &n, one_comment,
+				      NULL);
+		} else if (!strcmp(key, "extends")) {
+			r = dup_str(c, val, PROFILE_NAME_MAX, &p->extends,
+				    "\"extends\"");
+			if (!r && !name_ok(p->extends))
+				r = fail(c, false, "\"extends\": \"%s\" is not "
+					 "a profile name", p->extends);
+			if (!r && !strcmp(p->extends, p->name))
+				r = fail(c, false, "\"extends\": a profile "
+					 "cannot extend itself");
+		} else if (!strcmp(key, "priority")) {
+			int64_t x;
+
+			if (!json_object_is_type(val, json_type_int)) {
+				r = fail(c, false, "\"priority\" must be an "
+					 "integer");
+			} else {
+				x = json_object_get_int64(val);
+				if (x < -PROFILE_PRIO_LIMIT ||
+				    x > PROFILE_PRIO_LIMIT)
+					r = fail(c, false, "\"priority\" must "
+						 "be within -%d..%d",
+						 PROFILE_PRIO_LIMIT,
+						 PROFILE_PRIO_LIMIT);
+				else
+					p->priority = (int)x;
+			}
+		} else if (!strcmp(key, "match")) {
+			r = parse_match(c, val, p);
+		} else if (!strcmp(key, "settings")) {
+			r = parse_settings(c, val, p);
+		} else {
+			r = fail(c, true, "unknown key \"%s\" (known: "
+				 "description, comment, extends, priority, "
+				 "match, settings)", key);
+		}
+		path_pop(c);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->match.n_driver; i++)
+		free(p->match.driver[i]);
+	for (i = 0; i < p->match.n_ifname; i++)
+		free(p->match.ifname[i]);
+	free(p->file);
+	free(p->description);
+	free(p->extends);
+	free(p);
+}
+
+int profile_parse(const char *file, const char *name, const char *text,
+		  size_t len, struct profile **out, struct perr *err)
+{
+	struct pctx c = { file, text, len, err, { 0 } };
+	struct json_tokener *tok;
+	json_object *root;
+	struct profile *p;
+	enum json_tokener_error jerr;
+	int r;
+
+	*out = NULL;
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	if (!name_ok(name)) {
+		snprintf(err->msg, sizeof(err->msg), "\"%s\" is not a valid "
+			 "profile name (letters, digits, . _ - + @; at most "
+			 "%d)", name, PROFILE_NAME_MAX);
+		return -1;
+	}
+	if (len > PROFILE_FILE_MAX) {
+		snprintf(err->msg, sizeof(err->msg), "larger than %d bytes",
+			 PROFILE_FILE_MAX);
+		return -1;
+	}
+	if (len > INT_MAX)
+		return -1;
+	tok = json_tokener_new_ex(16);
+	if (!tok) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -1;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (!root || jerr != json_tokener_success) {
+		size_t off = json_tokener_get_parse_end(tok);
+
+		if (jerr == json_tokener_continue)
+			snprintf(err->msg, sizeof(err->msg),
+				 "unexpected end of file");
+		else
+			snprintf(err->msg, sizeof(err->msg), "%s",
+				 json_tokener_error_desc(jerr));
+		/* json-c stops at the offending character; point at the offending token, not the blank before it */
+		while (off < len && strchr(" \t\r\n", text[off]))
+			off++;
+		text_line_col(text, len, off, &err->line, &err->col);
+		json_object_put(root);
+		json_tokener_free(tok);
+		return -1;
+	}
+	{
+		/* only whitespace may follow the document */
+		size_t end = json_tokener_get_parse_end(tok);
+
+		while (end < len && strchr(" \t\r\n", text[end]))
+			end++;
+		if (end < len) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "trailing data after the JSON object");
+			text_line_col(text, len, end, &err->line, &err->col);
+			json_object_put(root);
+			json_tokener_free(tok);
+			return -1;
+		}
+	}
+	json_tokener_free(tok);
+
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->file = strdup(file))) {
+		free(p);
+		json_object_put(root);
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -1;
+	}
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->match.speed = -1;
+	p->match.speed_min = -1;
+	r = parse_top(&c, root, p);
+	json_object_put(root);
+	if (r) {
+		profile_free(p);
+		return -1;
+	}
+	memcpy(p->eff, p->set, sizeof(p->eff));
+	*out = p;
+	return 0;
+}
+
+/* --------------------------------------------------------- matching -- */
+
+static int speed_rank(int s)
+{
+	switch (s) {
+	case USBETH_USB_SPEED_LOW: return 1;
+	case USBETH_USB_SPEED_FULL: return 2;
+	case USBETH_USB_SPEED_HIGH: return 3;
+	case USBETH_USB_SPEED_WIRELESS: return 3;
+	case USBETH_USB_SPEED_SUPER: return 4;
+	case USBETH_USB_SPEED_SUPER_PLUS: return 5;
+	default: return 0;
+	}
+}
+
+static bool ids_constrain(const struct id_match *ids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i].any)
+			return false;
+	return n > 0;
+}
+
+int profile_specificity(const struct profile *p)
+{
+	const struct profile_match *m = &p->match;
+	int n = 0;
+	size_t i;
+
+	n += ids_constrain(m->vid, m->n_vid);
+	n += ids_constrain(m->pid, m->n_pid);
+	n += m->n_driver > 0;
+	n += m->roles != 0;
+	n += m->speed >= 0 || m->speed_min >= 0;
+	for (i = 0; i < m->n_ifname; i++)
+		if (!strcmp(m->ifname[i], "*"))
+			break;
+	n += m->n_ifname > 0 && i == m->n_ifname;
+	return n;
+}
+
+/* The speed a device is matched on: the connected speed, or for a gadget
+ * not connected, the most it can do (qmult must be set before the connect
+ * it is meant for).
+ */
+static int dev_speed(const struct usbeth_dev *d)
+{
+	if (usbeth_dev_has(d, USBETH_A_USB_SPEED) &&
+	    d->usb_speed != USBETH_USB_SPEED_UNKNOWN)
+		return (int)d->usb_speed;
+	if (d->role == USBETH_ROLE_USB_GADGET &&
+	    usbeth_dev_has(d, USBETH_A_GADGET_MAX_SPEED))
+		return (int)d->gadget_max_speed;
+	return USBETH_USB_SPEED_UNKNOWN;
+}
+
+static bool id_in(const struct id_match *ids, size_t n, uint16_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i].any || ids[i].id == v)
+			return true;
+	return false;
+}
+
+static const char *speed_str(int s)
+{
+	const char *n = usbeth_speed_name((uint32_t)s);
+
+	return n ? n : "unknown";
+}
+
+bool profile_matches(const struct profile *p, const struct usbeth_dev *dev,
+		     char *why, size_t whylen)
+{
+	const struct profile_match *m = &p->match;
+	char dummy[8];
+	size_t i;
+	int sp;
+
+	if (!why) {
+		why = dummy;
+		whylen = sizeof(dummy);
+	}
+	why[0] = 0;
+	if (!m->present) {
+		snprintf(why, whylen, "no \"match\" (a base for \"extends\")");
+		return false;
+	}
+	if (m->n_vid) {
+		if (!usbeth_dev_has(dev, USBETH_A_USB_VID)) {
+			snprintf(why, whylen, "no USB vendor id");
+			return false;
+		}
+		if (!id_in(m->vid, m->n_vid, dev->usb_vid)) {
+			snprintf(why, whylen, "vid %04x not matched",
+				 dev->usb_vid);
+			return false;
+		}
+	}
+	if (m->n_pid) {
+		if (!usbeth_dev_has(dev, USBETH_A_USB_PID)) {
+			snprintf(why, whylen, "no USB product id");
+			return false;
+		}
+		if (!id_in(m->pid, m->n_pid, dev->usb_pid)) {
+			snprintf(why, whylen, "pid %04x not matched",
+				 dev->usb_pid);
+			return false;
+		}
+	}
+	if (m->n_driver) {
+		for (i = 0; i < m->n_driver; i++)
+			if (!strcmp(m->driver[i], dev->driver))
+				break;
+		if (i == m->n_driver) {
+			snprintf(why, whylen, "driver \"%s\" not matched",
+				 dev->driver);
+			return false;
+		}
+	}
+	if (m->roles && (dev->role >= 32 || !(m->roles & (1U << dev->role)))) {
+		const char *r = usbeth_role_name(dev->role);
+
+		snprintf(why, whylen, "role %s not matched", r ? r : "?");
+		return false;
+	}
+	sp = dev_speed(dev);
+	if (m->speed >= 0 && sp != m->speed) {
+		snprintf(why, whylen, "speed %s is not %s", speed_str(sp),
+			 speed_str(m->speed));
+		return false;
+	}
+	if (m->speed_min >= 0 &&
+	    (sp == USBETH_USB_SPEED_UNKNOWN ||
+	     speed_rank(sp) < speed_rank(m->speed_min))) {
+		snprintf(why, whylen, "speed %s is below %s", speed_str(sp),
+			 speed_str(m->speed_min));
+		return false;
+	}
+	if (m->n_ifname) {
+		for (i = 0; i < m->n_ifname; i++)
+			if (!fnmatch(m->ifname[i], dev->ifname, 0))
+				break;
+		if (i == m->n_ifname) {
+			snprintf(why, whylen, "ifname %s not matched",
+				 dev->ifname);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* <0: a wins. */
+static int rank_cmp(const struct profile *a, const struct profile *b)
+{
+	int sa = profile_specificity(a), sb = profile_specificity(b);
+
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+void profset_why(const struct profile *a, const struct profile *b,
+		 char *buf, size_t len)
+{
+	int sa = profile_specificity(a), sb = profile_specificity(b);
+
+	if (sa != sb)
+		snprintf(buf, len, "more specific than %s (%d > %d criteria)",
+			 b->name, sa, sb);
+	else if (a->priority != b->priority)
+		snprintf(buf, len, "as specific as %s (%d), higher priority "
+			 "(%d > %d)", b->name, sa, a->priority, b->priority);
+	else
+		snprintf(buf, len, "as specific and same priority as %s: "
+			 "name sorts first", b->name);
+}
+
+const struct profile *profset_select(const struct profset *s,
+				     const struct usbeth_dev *dev)
+{
+	const struct profile *best = NULL;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (!profile_matches(s->p[i], dev, NULL, 0))
+			continue;
+		if (!best || rank_cmp(s->p[i], best) < 0)
+			best = s->p[i];
+	}
+	return best;
+}
+
+bool profile_want(const struct profile *p, int k,
+		  const struct usbeth_dev *dev, uint32_t *val)
+{
+	const struct knob_val *v;
+
+	if (k < 0 || k >= K_COUNT)
+		return false;
+	v = &p->eff[k];
+	switch (v->kind) {
+	case V_VALUE:
+		*val = v->value;
+		return true;
+	case V_DEVICE_MAX:
+		if (k == K_NTB_RX_MAX &&
+		    usbeth_dev_has(dev, USBETH_A_NTB_DEV_RX_MAX) &&
+		    dev->ntb_dev_rx_max) {
+			*val = dev->ntb_dev_rx_max;
+			return true;
+		}
+		if (k == K_NTB_TX_MAX &&
+		    usbeth_dev_has(dev, USBETH_A_NTB_DEV_TX_MAX) &&
+		    dev->ntb_dev_tx_max) {
+			*val = dev->ntb_dev_tx_max;
+			return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* -------------------------------------------------------------- set -- */
+
+static int find_idx(const struct profset *s, const char *name, size_t *at)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->p[mid]->name, name);
+
+		if (!c) {
+			*at = mid;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return 0;
+}
+
+const struct profile *profset_find(const struct profset *s, const char *name)
+{
+	size_t at;
+
+	return find_idx(s, name, &at) ? s->p[at] : NULL;
+}
+
+int profset_add(struct profset *s, struct profile *p)
+{
+	struct profile **np;
+	size_t at;
+
+	if (find_idx(s, p->name, &at)) {
+		profile_free(s->p[at]);
+		s->p[at] = p;
+		return 0;
+	}
+	if (s->n >= PROFILE_COUNT_MAX)
+		return -1;
+	np = realloc(s->p, (s->n + 1) * sizeof(*np));
+	if (!np)
+		return -1;
+	s->p = np;
+	memmove(&s->p[at + 1], &s->p[at], (s->n - at) * sizeof(*np));
+	s->p[at] = p;
+	s->n++;
+	return 0;
+}
+
+void profset_remove(struct profset *s, const char *name)
+{
+	size_t at;
+
+	if (!find_idx(s, name, &at))
+		return;
+	profile_free(s->p[at]);
+	memmove(&s->p[at], &s->p[at + 1], (s->n - at - 1) * sizeof(*s->p));
+	s->n--;
+}
+
+void profset_free(struct profset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		profile_free(s->p[i]);
+	free(s->p);
+	s->p = NULL;
+	s->n = 0;
+}
+
+int profset_resolve(struct profset *s, struct perr *err)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < s->n; i++)
+		s->p[i]->resolved = false;
+	for (i = 0; i < s->n; i++) {
+		const struct profile *chain[PROFILE_EXTENDS_DEPTH + 1];
+		struct profile *p = s->p[i];
+		int depth = 0, d;
+
+		memset(err, 0, sizeof(*err));
+		snprintf(err->file, sizeof(err->file), "%s", p->file);
+		chain[depth++] = p;
+		while (chain[depth - 1]->extends) {
+			const struct profile *q = chain[depth - 1];
+			const struct profile *parent =
+				profset_find(s, q->extends);
+
+			if (!parent) {
+				snprintf(err->file, sizeof(err->file), "%s",
+					 q->file);
+				snprintf(err->msg, sizeof(err->msg),
+					 "\"extends\": no profile named "
+					 "\"%s\"", q->extends);
+				return -1;
+			}
+			for (d = 0; d < depth; d++)
+				if (chain[d] == parent) {
+					snprintf(err->msg, sizeof(err->msg),
+						 "\"extends\": cycle through "
+						 "\"%s\"", parent->name);
+					return -1;
+				}
+			if (depth > PROFILE_EXTENDS_DEPTH) {
+				snprintf(err->msg, sizeof(err->msg),
+					 "\"extends\": more than %d levels",
+					 PROFILE_EXTENDS_DEPTH);
+				return -1;
+			}
+			chain[depth++] = parent;
+		}
+		/* from the root down: children override, null unsets */
+		for (k = 0; k < K_COUNT; k++) {
+			p->eff[k].kind = V_NONE;
+			for (d = depth - 1; d >= 0; d--)
+				if (chain[d]->set[k].kind != V_NONE)
+					p->eff[k] = chain[d]->set[k];
+			if (p->eff[k].kind == V_UNSET)
+				p->eff[k].kind = V_NONE;
+		}
+		if (p->eff[K_BQL_LIMIT_MIN].kind == V_VALUE &&
+		    p->eff[K_BQL_LIMIT_MAX].kind == V_VALUE &&
+		    p->eff[K_BQL_LIMIT_MIN].value >
+		    p->eff[K_BQL_LIMIT_MAX].value) {
+			snprintf(err->msg, sizeof(err->msg), "with what it "
+				 "extends, \"bql-limit-min\" %u is above "
+				 "\"bql-limit-max\" %u",
+				 p->eff[K_BQL_LIMIT_MIN].value,
+				 p->eff[K_BQL_LIMIT_MAX].value);
+			return -1;
+		}
+		p->resolved = true;
+	}
+	memset(err, 0, sizeof(*err));
+	return 0;
+}
+
+/* ----------------------------------------------------------- loading -- */
+
+static int read_file(const char *path, char **text, size_t *len,
+		     bool *masked, struct perr *err)
+{
+	struct stat st;
+	char *buf;
+	size_t n = 0;
+	int fd;
+
+	*masked = false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		goto sys;
+	if (fstat(fd, &st))
+		goto sys_close;
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+		close(fd);	/* a link to /dev/null masks */
+		*masked = true;
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err->msg, sizeof(err->msg), "not a regular file");
+		return -1;
+	}
+	if (st.st_size > PROFILE_FILE_MAX) {
+		close(fd);
+		snprintf(err->msg, sizeof(err->msg), "larger than %d bytes",
+			 PROFILE_FILE_MAX);
+		return -1;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -1;
+	}
+	while (n < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			goto sys_close;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	if (n == 0) {
+		free(buf);
+		*masked = true;	/* an empty file masks too */
+		return 0;
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+sys_close:
+	close(fd);
+sys:
+	snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
+	return -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_dir(struct profset *s, const char *dir, struct perr *err)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err->file, sizeof(err->file), "%s", dir);
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char **nn;
+
+		if (de->d_name[0] == '.' || l <= 5 ||
+		    strcmp(de->d_name + l - 5, ".json"))
+			continue;
+		if (n >= PROFILE_COUNT_MAX) {
+			snprintf(err->file, sizeof(err->file), "%s", dir);
+			snprintf(err->msg, sizeof(err->msg), "more than %d "
+				 "profiles", PROFILE_COUNT_MAX);
+			ret = -1;
+			goto out;
+		}
+		nn = realloc(names, (n + 1) * sizeof(*nn));
+		if (!nn || !(nn[n] = strdup(de->d_name))) {
+			if (nn)
+				names = nn;
+			ret = -1;
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+			goto out;
+		}
+		names = nn;
+		n++;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		char path[PATH_MAX], name[PROFILE_NAME_MAX + 8];
+		struct profile *p;
+		char *text = NULL;
+		size_t len = 0;
+		bool masked;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(strlen(names[i]) - 5), names[i]);
+		memset(err, 0, sizeof(*err));
+		snprintf(err->file, sizeof(err->file), "%s", path);
+		if (read_file(path, &text, &len, &masked, err)) {
+			ret = -1;
+			goto out;
+		}
+		if (masked) {
+			profset_remove(s, name);
+			continue;
+		}
+		ret = profile_parse(path, name, text, len, &p, err);
+		free(text);
+		if (ret)
+			goto out;
+		if (profset_add(s, p)) {
+			profile_free(p);
+			snprintf(err->msg, sizeof(err->msg), "too many "
+				 "profiles");
+			ret = -1;
+			goto out;
+		}
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return ret;
+}
+
+int profset_load(struct profset *s, const char *const *dirs, size_t ndirs,
+		 struct perr *err)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	memset(err, 0, sizeof(*err));
+	for (i = 0; i < ndirs; i++)
+		if (load_dir(s, dirs[i], err))
+			goto fail;
+	if (profset_resolve(s, err))
+		goto fail;
+	return 0;
+fail:
+	profset_free(s);
+	return -1;
+}

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of usbethd's profile code (parsing, errors with line and
+ * column, matching, specificity and priority, "extends", the directories),
+ * built with ASan and UBSan. Prints KTAP; exits 0 when all passed, else 1.
+ * argv[1]: the built-in profiles directory.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profile.h"
+
+static bool cur_ok;
+static int n_run, n_fail;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("# %s:%d: failed: %s\n", __FILE__, __LINE__,	\
+		       #cond);						\
+		cur_ok = false;						\
+	}								\
+} while (0)
+
+#define CHECK_EQ(a, b) do {						\
+	long long _a = (long long)(a), _b = (long long)(b);		\
+	if (_a != _b) {							\
+		printf("# %s:%d: failed: %s == %s (%lld != %lld)\n",	\
+		       __FILE__, __LINE__, #a, #b, _a, _b);		\
+		cur_ok = false;						\
+	}								\
+} while (0)
+
+#define CHECK_STR(a, b) do {						\
+	const char *_a = (a), *_b = (b);				\
+	if (!_a || !_b || strcmp(_a, _b)) {				\
+		printf("# %s:%d: failed: %s == \"%s\" (got \"%s\")\n",	\
+		       __FILE__, __LINE__, #a, _b ? _b : "(null)",	\
+		       _a ? _a : "(null)");				\
+		cur_ok = false;						\
+	}								\
+} while (0)
+
+static const char *builtin_dir;
+
+static struct profile *parse(const char *name, const char *text,
+			     struct perr *err)
+{
+	struct profile *p = NULL;
+	struct perr e;
+
+	if (profile_parse(name, name, text, strlen(text), &p, err ? err : &e))
+		return NULL;
+	return p;
+}
+
+/* Parse must fail at line:col with msg containing sub. */
+static void expect_err(const char *text, unsigned int line, unsigned int col,
+		       const char *sub)
+{
+	struct profile *p;
+	struct perr e;
+
+	p = parse("t", text, &e);
+	CHECK(p == NULL);
+	profile_free(p);
+	if (e.line != line || e.col != col || !strstr(e.msg, sub)) {
+		printf("# want %u:%u \"%s\", got %u:%u \"%s\"\n", line, col,
+		       sub, e.line, e.col, e.msg);
+		cur_ok = false;
+	}
+}
+
+static void host_dev(struct usbeth_dev *d, uint16_t vid, uint16_t pid)
+{
+	memset(d, 0, sizeof(*d));
+	d->ifindex = 7;
+	strcpy(d->ifname, "usb0");
+	strcpy(d->driver, "cdc_ncm");
+	d->role = USBETH_ROLE_USB_HOST;
+	d->caps = USBETH_CAP_NTB | USBETH_CAP_TX_TIMER | USBETH_CAP_BQL;
+	d->usb_vid = vid;
+	d->usb_pid = pid;
+	d->usb_speed = USBETH_USB_SPEED_SUPER;
+	d->ntb_dev_rx_max = 65536;
+	d->ntb_dev_tx_max = 32768;
+	d->present = USBETH_BIT(USBETH_A_IFINDEX) | USBETH_BIT(USBETH_A_ROLE) |
+		     USBETH_BIT(USBETH_A_USB_VID) | USBETH_BIT(USBETH_A_USB_PID) |
+		     USBETH_BIT(USBETH_A_USB_SPEED) |
+		     USBETH_BIT(USBETH_A_NTB_DEV_RX_MAX) |
+		     USBETH_BIT(USBETH_A_NTB_DEV_TX_MAX);
+}
+
+static void gadget_dev(struct usbeth_dev *d, uint32_t speed, uint32_t max)
+{
+	memset(d, 0, sizeof(*d));
+	d->ifindex = 8;
+	strcpy(d->ifname, "usb1");
+	strcpy(d->driver, "g_ether");
+	d->role = USBETH_ROLE_USB_GADGET;
+	d->caps = USBETH_CAP_QMULT;
+	d->usb_speed = speed;
+	d->gadget_max_speed = max;
+	d->present = USBETH_BIT(USBETH_A_IFINDEX) | USBETH_BIT(USBETH_A_ROLE) |
+		     USBETH_BIT(USBETH_A_USB_SPEED) |
+		     USBETH_BIT(USBETH_A_GADGET_MAX_SPEED);
+}
+
+static void add(struct profset *s, const char *name, const char *text)
+{
+	struct profile *p = parse(name, text, NULL);
+
+	CHECK(p != NULL);
+	if (p)
+		CHECK_EQ(profset_add(s, p), 0);
+}
+
+/* ------------------------------------------------------------- tests -- */
+
+static void t_builtins_load(void)
+{
+	const char *dirs[] = { builtin_dir };
+	struct usbeth_dev d;
+	struct profset s;
+	struct perr e;
+	uint32_t v;
+
+	CHECK_EQ(profset_load(&s, dirs, 1, &e), 0);
+	if (e.msg[0])
+		printf("# %s:%u:%u: %s\n", e.file, e.line, e.col, e.msg);
+	CHECK_EQ(s.n, 4);
+	host_dev(&d, 0x17e9, 0x4301);
+	CHECK_STR(profset_select(&s, &d)->name, "displaylink");
+	CHECK(profile_want(profset_find(&s, "displaylink"), K_NTB_RX_MAX, &d,
+			   &v));
+	CHECK_EQ(v, 65536);
+	CHECK(profile_want(profset_find(&s, "displaylink"), K_NTB_TX_MAX, &d,
+			   &v));
+	CHECK_EQ(v, 32768);
+	host_dev(&d, 0x1199, 0x9071);
+	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
+	host_dev(&d, 0x0bda, 0x8153);
+	CHECK_STR(profset_select(&s, &d)->name, "default");
+	gadget_dev(&d, USBETH_USB_SPEED_SUPER_PLUS, USBETH_USB_SPEED_SUPER_PLUS);
+	CHECK_STR(profset_select(&s, &d)->name, "superspeed-gadget");
+	gadget_dev(&d, USBETH_USB_SPEED_HIGH, USBETH_USB_SPEED_SUPER);
+	CHECK_STR(profset_select(&s, &d)->name, "default");
+	/* not connected: matched on what it can do */
+	gadget_dev(&d, USBETH_USB_SPEED_UNKNOWN, USBETH_USB_SPEED_SUPER);
+	CHECK_STR(profset_select(&s, &d)->name, "superspeed-gadget");
+	profset_free(&s);
+}
+
+static void t_syntax_errors(void)
+{
+	expect_err("{\n  \"match\": {\n    \"vid\": \"17e9\",,\n  }\n}\n", 3,
+		   19, "property name");
+	expect_err("{ \"a\": ", 1, 8, "end of file");
+	expect_err("", 1, 1, "end of file");
+	expect_err("{}\n{}", 2, 1, "");
+	expect_err("{ /* comment */ }", 1, 3, "");
+	expect_err("[1, 2]", 1, 1, "must be a JSON object");
+}
+
+static void t_schema_errors(void)
+{
+	expect_err("{\n \"match\": {\n  \"vid\": [\"17e9\", \"zz\"]\n }\n}", 3, 19,
+		   "bad USB id \"zz\"");
+	expect_err("{\"settings\": {\n\t\"qmult\": 500}}", 2, 11,
+		   "out of range 1..100");
+	expect_err("{\"setings\": {}}", 1, 2, "unknown key \"setings\"");
+	expect_err("{\"settings\": {\"ntb-rx-mux\": 1}}", 1, 15,
+		   "unknown setting");
+	expect_err("{\"settings\": {\"qmult\": \"device-max\"}}", 1, 24,
+		   "must be an integer");
+	expect_err("{\"settings\": {\"sg\": 1}}", 1, 21, "true or false");
+	expect_err("{\"settings\": {\"tx-timer-usecs\": 3}}", 1, 33,
+		   "want 0 (off)");
+	expect_err("{\"settings\": {\"mtu\": 1.5}}", 1, 22, "integer");
+	expect_err("{\"settings\": {\"mtu\": 99999999999999999999999}}", 1, 22,
+		   "out of range");
+	expect_err("{\"match\": {\"role\": \"hots\"}}", 1, 20, "unknown role");
+	expect_err("{\"match\": {\"speed\": \"warp\"}}", 1, 21, "unknown speed");
+	expect_err("{\"match\": {\"vid\": []}}", 1, 19, "empty list");
+	expect_err("{\"match\": {\"driver\": \"a\\u0000b\"}}", 1, 22, "NUL");
+	expect_err("{\"priority\": 10000000}", 1, 14, "priority");
+	expect_err("{\"extends\": \"../etc\"}", 1, 13, "not a profile name");
+	expect_err("{\"settings\": {\"bql-limit-min\": 9, \"bql-limit-max\": 8}}",
+		   1, 32, "above");
+	/* a key whose name appears earlier as a value is found as a key */
+	expect_err("{\"description\": \"vid\", \"match\": {\"x\": 1}}", 1, 34,
+		   "unknown match key");
+}
+
+static void t_hostile(void)
+{
+	char *deep = malloc(20001);
+	struct profile *p;
+	struct perr e;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		deep[i] = '[';
+		deep[i + 10000] = ']';
+	}
+	deep[20000] = 0;
+	p = parse("deep", deep, &e);
+	CHECK(p == NULL);
+	CHECK(e.line == 1);
+	free(deep);
+	/* not NUL-terminated input */
+	CHECK_EQ(profile_parse("x", "x", "{\"match\":{}}xxxx", 12, &p, &e), 0);
+	profile_free(p);
+	CHECK(profile_parse("x", "bad/name", "{}", 2, &p, &e) != 0);
+	CHECK(profile_parse("x", ".hidden", "{}", 2, &p, &e) != 0);
+}
+
+static void t_specificity_priority(void)
+{
+	struct profset s = { 0 };
+	struct usbeth_dev d;
+	char why[128];
+
+	add(&s, "a-vendor", "{\"match\": {\"vid\": \"17e9\"}}");
+	add(&s, "b-vendor-product", "{\"match\": {\"vid\": \"17e9\", \"pid\": [\"1\", \"4301\"]}}");
+	add(&s, "c-wild", "{\"priority\": 100, \"match\": {\"vid\": \"*\", \"pid\": \"*\"}}");
+	host_dev(&d, 0x17e9, 0x4301);
+	CHECK_EQ(profile_specificity(profset_find(&s, "c-wild")), 0);
+	CHECK_STR(profset_select(&s, &d)->name, "b-vendor-product");
+	profset_why(profset_find(&s, "b-vendor-product"),
+		    profset_find(&s, "a-vendor"), why, sizeof(why));
+	CHECK(strstr(why, "more specific") != NULL);
+	/* same specificity: priority decides */
+	add(&s, "d-driver-prio", "{\"priority\": 5, \"match\": {\"driver\": \"cdc_ncm\", \"role\": \"host\"}}");
+	CHECK_STR(profset_select(&s, &d)->name, "d-driver-prio");
+	profset_why(profset_find(&s, "d-driver-prio"),
+		    profset_find(&s, "b-vendor-product"), why, sizeof(why));
+	CHECK(strstr(why, "higher priority (5 > 0)") != NULL);
+	host_dev(&d, 0x17e9, 0x1234);
+	CHECK_STR(profset_select(&s, &d)->name, "d-driver-prio");
+	strcpy(d.driver, "r8152");
+	CHECK_STR(profset_select(&s, &d)->name, "a-vendor");
+	CHECK(!profile_matches(profset_find(&s, "b-vendor-product"), &d, why,
+			       sizeof(why)));
+	CHECK_STR(why, "pid 1234 not matched");
+	profset_free(&s);
+}
+
+static void t_match_criteria(void)
+{
+	struct profset s = { 0 };
+	struct usbeth_dev d;
+	char why[128];
+
+	add(&s, "glob", "{\"match\": {\"ifname\": [\"eth*\", \"usb?\"]}}");
+	add(&s, "exact-high", "{\"match\": {\"speed\": \"high\"}}");
+	add(&s, "min-super", "{\"match\": {\"speed-min\": \"super\"}}");
+	add(&s, "gadget", "{\"match\": {\"role\": [\"gadget\"]}}");
+	add(&s, "nomatch", "{\"settings\": {\"qmult\": 2}}");
+	host_dev(&d, 1, 2);
+	CHECK(profile_matches(profset_find(&s, "glob"), &d, NULL, 0));
+	strcpy(d.ifname, "usb10");
+	CHECK(!profile_matches(profset_find(&s, "glob"), &d, why, sizeof(why)));
+	CHECK_STR(why, "ifname usb10 not matched");
+	CHECK(!profile_matches(profset_find(&s, "exact-high"), &d, NULL, 0));
+	CHECK(profile_matches(profset_find(&s, "min-super"), &d, NULL, 0));
+	d.usb_speed = USBETH_USB_SPEED_HIGH;
+	CHECK(profile_matches(profset_find(&s, "exact-high"), &d, NULL, 0));
+	CHECK(!profile_matches(profset_find(&s, "min-super"), &d, why,
+			       sizeof(why)));
+	CHECK_STR(why, "speed high is below super");
+	CHECK(!profile_matches(profset_find(&s, "gadget"), &d, NULL, 0));
+	CHECK(!profile_matches(profset_find(&s, "nomatch"), &d, why,
+			       sizeof(why)));
+	gadget_dev(&d, USBETH_USB_SPEED_UNKNOWN, USBETH_USB_SPEED_UNKNOWN);
+	CHECK(profile_matches(profset_find(&s, "gadget"), &d, NULL, 0));
+	CHECK(!profile_matches(profset_find(&s, "min-super"), &d, NULL, 0));
+	/* a gadget has no VID: a vid criterion never matches it */
+	add(&s, "vid", "{\"match\": {\"vid\": \"*\"}}");
+	CHECK(!profile_matches(profset_find(&s, "vid"), &d, NULL, 0));
+	profset_free(&s);
+}
+
+static void t_extends(void)
+{
+	struct profset s = { 0 };
+	struct usbeth_dev d;
+	struct perr e;
+	uint32_t v;
+
+	add(&s, "base", "{\"settings\": {\"qmult\": 3, \"ntb-rx-max\": \"device-max\", \"tx-timer-usecs\": 100}}");
+	add(&s, "mid", "{\"extends\": \"base\", \"settings\": {\"qmult\": 4, \"tx-timer-usecs\": null}}");
+	add(&s, "leaf", "{\"extends\": \"mid\", \"match\": {}, \"settings\": {\"mtu\": 1400}}");
+	CHECK_EQ(profset_resolve(&s, &e), 0);
+	host_dev(&d, 1, 2);
+	{
+		const struct profile *l = profset_find(&s, "leaf");
+
+		CHECK(profile_want(l, K_QMULT, &d, &v));
+		CHECK_EQ(v, 4);
+		CHECK(profile_want(l, K_NTB_RX_MAX, &d, &v));
+		CHECK_EQ(v, 65536);
+		CHECK(!profile_want(l, K_TX_TIMER_USECS, &d, &v));
+		CHECK(profile_want(l, K_MTU, &d, &v));
+		CHECK_EQ(v, 1400);
+		/* the base has no match: it never matches by itself */
+		CHECK_STR(profset_select(&s, &d)->name, "leaf");
+		/* device-max without a device maximum: not wanted */
+		d.present &= ~USBETH_BIT(USBETH_A_NTB_DEV_RX_MAX);
+		CHECK(!profile_want(l, K_NTB_RX_MAX, &d, &v));
+	}
+	add(&s, "orphan", "{\"extends\": \"missing\"}");
+	CHECK(profset_resolve(&s, &e) != 0);
+	CHECK(strstr(e.msg, "no profile named \"missing\"") != NULL);
+	CHECK_STR(e.file, "orphan");
+	profset_remove(&s, "orphan");
+	add(&s, "base", "{\"extends\": \"leaf\"}");	/* replaces: a cycle */
+	CHECK(profset_resolve(&s, &e) != 0);
+	CHECK(strstr(e.msg, "cycle") != NULL);
+	profset_free(&s);
+
+	add(&s, "p", "{\"settings\": {\"bql-limit-max\": 10}}");
+	add(&s, "c", "{\"extends\": \"p\", \"settings\": {\"bql-limit-min\": 20}}");
+	CHECK(profset_resolve(&s, &e) != 0);
+	CHECK(strstr(e.msg, "above") != NULL);
+	profset_free(&s);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void t_directories(void)
+{
+	char tmpl[] = "/tmp/usbethd-unit.XXXXXX", a[64], b[64], path[128];
+	const char *dirs[3];
+	struct usbeth_dev d;
+	struct profset s;
+	struct perr e;
+	uint32_t v;
+
+	CHECK(mkdtemp(tmpl) != NULL);
+	snprintf(a, sizeof(a), "%s/a", tmpl);
+	snprintf(b, sizeof(b), "%s/b", tmpl);
+	mkdir(a, 0755);
+	mkdir(b, 0755);
+	dirs[0] = a;
+	dirs[1] = b;
+	dirs[2] = "/nonexistent/usbethd";
+	snprintf(path, sizeof(path), "%s/x.json", a);
+	write_file(path, "{\"match\": {}, \"settings\": {\"qmult\": 2}}");
+	snprintf(path, sizeof(path), "%s/gone.json", a);
+	write_file(path, "{\"match\": {}}");
+	snprintf(path, sizeof(path), "%s/notjson.txt", a);
+	write_file(path, "garbage");
+	snprintf(path, sizeof(path), "%s/x.json", b);
+	write_file(path, "{\"match\": {}, \"settings\": {\"qmult\": 7}}");
+	snprintf(path, sizeof(path), "%s/gone.json", b);
+	write_file(path, "");	/* masks */
+	CHECK_EQ(profset_load(&s, dirs, 3, &e), 0);
+	CHECK_EQ(s.n, 1);
+	gadget_dev(&d, 0, 0);
+	if (s.n == 1) {
+		CHECK(profile_want(s.p[0], K_QMULT, &d, &v));
+		CHECK_EQ(v, 7);
+	}
+	profset_free(&s);
+	snprintf(path, sizeof(path), "%s/broken.json", b);
+	write_file(path, "{\n\t\"match\": {\n\t\t\"vid\": 17e9\n\t}\n}\n");
+	CHECK(profset_load(&s, dirs, 3, &e) != 0);
+	CHECK_EQ(s.n, 0);
+	CHECK_STR(e.file, path);
+	CHECK_EQ(e.line, 3);
+	CHECK(e.col >= 10 && e.col <= 13);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/x.json", b);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/gone.json", b);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/x.json", a);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/gone.json", a);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/notjson.txt", a);
+	unlink(path);
+	rmdir(a);
+	rmdir(b);
+	rmdir(tmpl);
+}
+
+static void t_knob_names(void)
+{
+	int k;
+
+	for (k = 0; k < K_COUNT; k++)
+		CHECK_EQ(knob_by_name(knob_table[k].name), k);
+	CHECK_EQ(knob_by_name("ntb_rx_max"), K_NTB_RX_MAX);
+	CHECK_EQ(knob_by_name("nope"), -1);
+	CHECK_EQ(knob_by_name("a-very-long-name-beyond-any-buffer-size-x"), -1);
+	for (k = 0; k < K_COUNT; k++)
+		if (knob_table[k].kind == KIND_USBETH)
+			CHECK(usbeth_attr_settable(knob_table[k].attr));
+}
+
+static void t_line_col(void)
+{
+	unsigned int l, c;
+
+	text_line_col("ab\ncd", 5, 4, &l, &c);
+	CHECK_EQ(l, 2);
+	CHECK_EQ(c, 2);
+	text_line_col("\xc3\xa9x", 3, 2, &l, &c);	/* é is one column */
+	CHECK_EQ(l, 1);
+	CHECK_EQ(c, 2);
+	text_line_col("ab", 2, 99, &l, &c);
+	CHECK_EQ(c, 3);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "builtin_profiles_load_and_select", t_builtins_load },
+	{ "syntax_errors_line_col", t_syntax_errors },
+	{ "schema_errors_line_col", t_schema_errors },
+	{ "hostile_inputs", t_hostile },
+	{ "specificity_then_priority", t_specificity_priority },
+	{ "match_criteria", t_match_criteria },
+	{ "extends_inheritance", t_extends },
+	{ "directories_override_mask_error", t_directories },
+	{ "knob_names", t_knob_names },
+	{ "line_col", t_line_col },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i, n = sizeof(tests) / sizeof(tests[0]);
+
+	builtin_dir = argc > 1 ? argv[1] : "profiles.d";
+	printf("KTAP version 1\n1..%zu\n", n);
+	for (i = 0; i < n; i++) {
+		cur_ok = true;
+		tests[i].fn();
+		n_run++;
+		if (!cur_ok)
+			n_fail++;
+		printf("%s %zu %s\n", cur_ok ? "ok" : "not ok", i + 1,
+		       tests[i].name);
+	}
+	printf("# totals: pass:%d fail:%d\n", n_run - n_fail, n_fail);
+	return n_fail ? 1 : 0;
+}

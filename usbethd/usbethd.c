@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * usbethd: applies usbeth profiles to USB network devices as they appear
+ * (the family's NEW notifications), and to those present at start; restores
+ * what it changed when a profile stops applying (SIGHUP reload) and on stop.
+ *
+ *   usbethd [OPTIONS]             run (foreground; Type=notify under systemd)
+ *   usbethd --check               validate the profiles, exit 1 on an error
+ *   usbethd --explain DEV         which profiles match DEV, the winner, the diff
+ *   usbethd --apply DEV           one-shot apply (the udev path)
+ *
+ * See usbethd(8) and usbethd.profiles(5).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+
+#include "apply.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000	/* linux/if.h: the carrier */
+#endif
+
+#define VERSION "0.1.0"
+#define MAX_DIRS 16
+
+static const char *prog = "usbethd";
+static const char *dirs[MAX_DIRS];
+static size_t ndirs;
+static const char *runtime_dir = "/run/usbethd";
+static bool restore_on_stop = true;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s [OPTIONS]            run the daemon (foreground)\n"
+		"       %s --check [OPTIONS]    validate the profiles\n"
+		"       %s --explain DEV        show matches, winner, diff\n"
+		"       %s --apply DEV          apply DEV's profile once\n"
+		"options:\n"
+		"  -d, --profiles-dir DIR   profile directory (repeatable; later\n"
+		"                           ones override earlier ones by name;\n"
+		"                           default /usr/share/usbeth/profiles.d\n"
+		"                           then /etc/usbeth/profiles.d)\n"
+		"      --on-stop restore|keep  on stop (default restore)\n"
+		"      --runtime-dir DIR    lock file directory (/run/usbethd)\n"
+		"      --force              --apply even when the daemon runs\n"
+		"  -v, --verbose            debug messages\n"
+		"  -q, --quiet              errors and changes only\n"
+		"  -h, --help, --version\n", prog, prog, prog, prog);
+}
+
+static int load(struct profset *s)
+{
+	struct perr err;
+	char msg[4500];
+
+	if (!profset_load(s, dirs, ndirs, &err))
+		return 0;
+	perr_format(&err, msg, sizeof(msg));
+	ulog(LOG_P_ERR, "%s", msg);
+	return -1;
+}
+
+static int open_usbeth(struct usbeth **u)
+{
+	int err = usbeth_open(u);
+
+	if (err == -ENOENT)
+		ulog(LOG_P_ERR, "the usbeth kernel module is not loaded "
+		     "(modprobe usbeth)");
+	else if (err)
+		ulog(LOG_P_ERR, "cannot open the usbeth family: %s",
+		     strerror(-err));
+	return err;
+}
+
+/* ---------------------------------------------------------- one-shots -- */
+
+static int cmd_check(void)
+{
+	struct profset s;
+	size_t i;
+
+	if (load(&s))
+		return 1;
+	for (i = 0; i < s.n; i++)
+		printf("%s: ok (%s)\n", s.p[i]->name, s.p[i]->file);
+	printf("%zu profiles ok\n", s.n);
+	profset_free(&s);
+	return 0;
+}
+
+static void print_dev(const struct usbeth_dev *d)
+{
+	const char *role = usbeth_role_name(d->role);
+
+	printf("device %s (ifindex %u): role %s, driver %s", d->ifname,
+	       d->ifindex, role ? role : "?", d->driver[0] ? d->driver : "-");
+	if (usbeth_dev_has(d, USBETH_A_USB_VID))
+		printf(", usb %04x:%04x", d->usb_vid, d->usb_pid);
+	if (usbeth_dev_has(d, USBETH_A_USB_SPEED))
+		printf(", speed %s", usbeth_speed_name(d->usb_speed) ?
+		       usbeth_speed_name(d->usb_speed) : "?");
+	if (usbeth_dev_has(d, USBETH_A_GADGET_MAX_SPEED))
+		printf(", max speed %s",
+		       usbeth_speed_name(d->gadget_max_speed) ?
+		       usbeth_speed_name(d->gadget_max_speed) : "?");
+	printf("\n");
+}
+
+static int cmd_explain(const char *dev)
+{
+	const struct profile *win, *second = NULL;
+	struct usbeth *u;
+	struct usbeth_dev d;
+	struct engine e;
+	struct profset s;
+	size_t i;
+	int err;
+
+	if (load(&s))
+		return 1;
+	if (open_usbeth(&u)) {
+		profset_free(&s);
+		return 2;
+	}
+	err = usbeth_get(u, 0, dev, &d);
+	if (err) {
+		ulog(LOG_P_ERR, "%s: %s%s%s", dev, strerror(-err),
+		     *usbeth_errmsg(u) ? ": " : "", usbeth_errmsg(u));
+		usbeth_close(u);
+		profset_free(&s);
+		return 2;
+	}
+	print_dev(&d);
+	if (d.role != USBETH_ROLE_USB_HOST && d.role != USBETH_ROLE_USB_GADGET)
+		printf("not a USB network device: usbethd leaves it alone\n");
+	printf("profiles:\n");
+	win = profset_select(&s, &d);
+	for (i = 0; i < s.n; i++) {
+		const struct profile *p = s.p[i];
+		char why[128];
+
+		if (profile_matches(p, &d, why, sizeof(why))) {
+			printf("  %-24s matches (specificity %d, priority %d)"
+			       "%s\n", p->name, profile_specificity(p),
+			       p->priority, p == win ? "  <- winner" : "");
+			if (p != win && (!second || profile_specificity(p) >
+					 profile_specificity(second) ||
+					 (profile_specificity(p) ==
+					  profile_specificity(second) &&
+					  p->priority > second->priority)))
+				second = p;
+		} else {
+			printf("  %-24s no: %s\n", p->name, why);
+		}
+	}
+	if (!win) {
+		printf("winner: none\n");
+	} else if (!second) {
+		printf("winner: %s (%s): the only match\n", win->name,
+		       win->file);
+	} else {
+		char why[200];
+
+		profset_why(win, second, why, sizeof(why));
+		printf("winner: %s (%s): %s\n", win->name, win->file, why);
+	}
+	printf("diff (what --apply would change now):\n");
+	engine_init(&e, u, &s);
+	e.dry_run = true;
+	engine_apply(&e, &d);
+	engine_fini(&e);
+	usbeth_dev_free(&d);
+	usbeth_close(u);
+	profset_free(&s);
+	return 0;
+}
+
+static int lock_path(char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s/usbethd.lock", runtime_dir) >= (int)len ?
+		-1 : 0;
+}
+
+/* Whether a daemon holds the lock (it then applies profiles itself). */
+static bool daemon_running(void)
+{
+	char path[PATH_MAX];
+	bool held = false;
+	int fd;
+
+	if (lock_path(path, sizeof(path)))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK)
+		held = true;
+	close(fd);
+	return held;
+}
+
+static int cmd_apply(const char *dev, bool force)
+{
+	struct usbeth *u;
+	struct usbeth_dev d;
+	struct engine e;
+	struct profset s;
+	int err, r;
+
+	if (!force && daemon_running()) {
+		ulog(LOG_P_INFO, "%s: usbethd is running and applies profiles "
+		     "itself: nothing to do (--force to apply anyway)", dev);
+		return 0;
+	}
+	if (load(&s))
+		return 1;
+	if (open_usbeth(&u)) {
+		profset_free(&s);
+		return 2;
+	}
+	err = usbeth_get(u, 0, dev, &d);
+	if (err) {
+		ulog(LOG_P_ERR, "%s: %s%s%s", dev, strerror(-err),
+		     *usbeth_errmsg(u) ? ": " : "", usbeth_errmsg(u));
+		usbeth_close(u);
+		profset_free(&s);
+		return 2;
+	}
+	engine_init(&e, u, &s);
+	r = engine_apply(&e, &d);
+	if (d.role != USBETH_ROLE_USB_HOST && d.role != USBETH_ROLE_USB_GADGET)
+		ulog(LOG_P_INFO, "%s: not a USB network device: left alone",
+		     dev);
+	err = r < 0 || e.errors ? 2 : 0;
+	engine_fini(&e);
+	usbeth_dev_free(&d);
+	usbeth_close(u);
+	profset_free(&s);
+	return err;
+}
+
+/* ------------------------------------------------------------- daemon -- */
+
+static void sd_notify_msg(const char *msg)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	len = strlen(path);
+	if (len >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, len);
+	if (path[0] == '@')
+		sa.sun_path[0] = 0;	/* abstract namespace */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		ulog(LOG_P_WARNING, "sd_notify: %s", strerror(errno));
+	close(fd);
+}
+
+struct daemon {
+	struct usbeth *u;
+	struct usbeth_mon *m;
+	struct mnl_socket *links;	/* RTNLGRP_LINK: gadget (re)connects */
+	struct profset set;
+	struct engine e;
+};
+
+/* Every device of the netns, (re)applied; records of vanished ones go. */
+static int resync(struct daemon *dm, const char *why)
+{
+	struct usbeth_dev *devs;
+	size_t n, i;
+	int err;
+
+	err = usbeth_dump(dm->u, &devs, &n);
+	if (err) {
+		ulog(LOG_P_ERR, "resync (%s): dump failed: %s", why,
+		     strerror(-err));
+		dm->e.errors++;
+		return err;
+	}
+	ulog(LOG_P_DEBUG, "resync (%s): %zu netdevs", why, n);
+	engine_prune(&dm->e, devs, n);
+	for (i = 0; i < n; i++)
+		engine_apply(&dm->e, &devs[i]);
+	usbeth_devs_free(devs, n);
+	return 0;
+}
+
+static int mon_cb(void *arg, int cmd, const struct usbeth_dev *dev)
+{
+	struct daemon *dm = arg;
+
+	switch (cmd) {
+	case USBETH_CMD_NEW_NTF:
+		ulog(LOG_P_DEBUG, "%s: new (ifindex %u)", dev->ifname,
+		     dev->ifindex);
+		engine_drop(&dm->e, dev->ifindex);	/* a stale one */
+		engine_apply(&dm->e, dev);
+		break;
+	case USBETH_CMD_DEL_NTF:
+		engine_drop(&dm->e, dev->ifindex);
+		break;
+	default:	/* CHANGE: ours, or someone else's; not fought */
+		break;
+	}
+	return 0;
+}
+
+/*
+ * A gadget netdev outlives its UDC binding: no NEW comes when the cable
+ * goes in again, yet the speed it will run at is known only while bound.
+ * So a gadget is evaluated again when its carrier comes up (the connect);
+ * what it sets (qmult) takes effect from the next connect.
+ */
+static int link_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct daemon *dm = arg;
+	const struct ifinfomsg *ifi;
+	struct usbeth_dev d;
+	struct rec *r;
+	int up;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return MNL_CB_OK;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
+	if (!r || r->role != USBETH_ROLE_USB_GADGET)
+		return MNL_CB_OK;
+	up = !!(ifi->ifi_flags & IFF_LOWER_UP);
+	if (up == r->carrier)
+		return MNL_CB_OK;
+	r->carrier = up;
+	if (!up)
+		return MNL_CB_OK;
+	if (usbeth_get(dm->u, r->ifindex, NULL, &d))
+		return MNL_CB_OK;	/* gone meanwhile: its DEL follows */
+	ulog(LOG_P_DEBUG, "%s: gadget connected: evaluating again",
+	     d.ifname);
+	engine_apply(&dm->e, &d);
+	usbeth_dev_free(&d);
+	return MNL_CB_OK;
+}
+
+static int links_open(struct daemon *dm)
+{
+	dm->links = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC |
+				     SOCK_NONBLOCK);
+	if (!dm->links ||
+	    mnl_socket_bind(dm->links, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0) {
+		ulog(LOG_P_ERR, "rtnetlink: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void links_read(struct daemon *dm)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(dm->links, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				ulog(LOG_P_WARNING, "link events lost "
+				     "(ENOBUFS): resync");
+				resync(dm, "link overrun");
+				continue;
+			}
+			return;	/* EAGAIN: drained */
+		}
+		mnl_cb_run(buf, (size_t)n, 0, 0, link_cb, dm);
+	}
+}
+
+static int reload(struct daemon *dm)
+{
+	struct profset s;
+
+	ulog(LOG_P_INFO, "reloading profiles");
+	if (load(&s)) {
+		ulog(LOG_P_ERR, "reload failed: keeping the previous "
+		     "configuration (%zu profiles)", dm->set.n);
+		return -1;
+	}
+	profset_free(&dm->set);
+	dm->set = s;
+	dm->e.set = &dm->set;
+	ulog(LOG_P_INFO, "reloaded: %zu profiles", dm->set.n);
+	return resync(dm, "reload");
+}
+
+static int run_daemon(void)
+{
+	struct daemon dm = { 0 };
+	char path[PATH_MAX];
+	sigset_t mask;
+	int sfd = -1, lockfd = -1, rc = 1, err;
+
+	if (load(&dm.set))
+		return 1;
+	/* the lock tells a one-shot --apply that we are here */
+	if (!lock_path(path, sizeof(path))) {
+		mkdir(runtime_dir, 0755);
+		lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (lockfd >= 0 && flock(lockfd, LOCK_EX | LOCK_NB)) {
+			ulog(LOG_P_ERR, "another usbethd holds %s", path);
+			goto out;
+		}
+		if (lockfd < 0)
+			ulog(LOG_P_WARNING, "%s: %s (one-shot --apply will not "
+			     "know usbethd runs)", path, strerror(errno));
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		ulog(LOG_P_ERR, "signalfd: %s", strerror(errno));
+		goto out;
+	}
+	if (open_usbeth(&dm.u))
+		goto out;
+	/* subscribe first, then dump: nothing falls between the two */
+	err = usbeth_monitor_open(&dm.m);
+	if (err) {
+		ulog(LOG_P_ERR, "cannot subscribe to usbeth notifications: %s",
+		     strerror(-err));
+		goto out;
+	}
+	if (links_open(&dm))
+		goto out;
+	engine_init(&dm.e, dm.u, &dm.set);
+	dm.e.keep_records = true;
+	if (resync(&dm, "start"))
+		goto out;
+	ulog(LOG_P_INFO, "ready: %zu profiles, %zu devices recorded",
+	     dm.set.n, engine_nrecs(&dm.e));
+	sd_notify_msg("READY=1\nSTATUS=applying profiles");
+
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{ usbeth_monitor_fd(dm.m), POLLIN, 0 },
+			{ sfd, POLLIN, 0 },
+			{ mnl_socket_get_fd(dm.links), POLLIN, 0 },
+		};
+		struct signalfd_siginfo si;
+
+		if (poll(pfd, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			ulog(LOG_P_ERR, "poll: %s", strerror(errno));
+			goto out;
+		}
+		if (pfd[0].revents) {
+			err = usbeth_monitor_read(dm.m, mon_cb, &dm);
+			if (err == -ENOBUFS) {
+				ulog(LOG_P_WARNING, "notifications lost "
+				     "(ENOBUFS): resync");
+				resync(&dm, "overrun");
+			} else if (err == -EBADMSG) {
+				ulog(LOG_P_WARNING, "a malformed notification "
+				     "was skipped: resync");
+				resync(&dm, "bad message");
+			} else if (err < 0 && err != -EAGAIN && err != -EINTR) {
+				ulog(LOG_P_ERR, "notifications: %s",
+				     strerror(-err));
+				goto out;
+			}
+		}
+		if (pfd[2].revents)
+			links_read(&dm);
+		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGHUP) {
+				sd_notify_msg("RELOADING=1");
+				reload(&dm);
+				sd_notify_msg("READY=1");
+				continue;
+			}
+			sd_notify_msg("STOPPING=1");
+			ulog(LOG_P_INFO, "stopping (%s): %s",
+			     strsignal((int)si.ssi_signo), restore_on_stop ?
+			     "restoring original values" : "keeping values");
+			if (restore_on_stop)
+				engine_restore_all(&dm.e);
+			rc = 0;
+			goto out;
+		}
+	}
+out:
+	ulog(LOG_P_DEBUG, "exit: %lu errors, %lu changes", dm.e.errors,
+	     dm.e.changes);
+	engine_fini(&dm.e);
+	if (dm.m)
+		usbeth_monitor_close(dm.m);
+	if (dm.links)
+		mnl_socket_close(dm.links);
+	if (dm.u)
+		usbeth_close(dm.u);
+	profset_free(&dm.set);
+	if (sfd >= 0)
+		close(sfd);
+	if (lockfd >= 0)
+		close(lockfd);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_CHECK = 256, O_EXPLAIN, O_APPLY, O_ON_STOP, O_RUNTIME,
+	       O_FORCE, O_VERSION };
+	static const struct option opts[] = {
+		{ "profiles-dir", required_argument, NULL, 'd' },
+		{ "check", no_argument, NULL, O_CHECK },
+		{ "explain", required_argument, NULL, O_EXPLAIN },
+		{ "apply", required_argument, NULL, O_APPLY },
+		{ "on-stop", required_argument, NULL, O_ON_STOP },
+		{ "runtime-dir", required_argument, NULL, O_RUNTIME },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *explain = NULL, *apply = NULL;
+	bool check = false, force = false;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "d:vqh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'd':
+			if (ndirs >= MAX_DIRS) {
+				fprintf(stderr, "%s: at most %d profile "
+					"directories\n", prog, MAX_DIRS);
+				return 1;
+			}
+			dirs[ndirs++] = optarg;
+			break;
+		case O_CHECK:
+			check = true;
+			break;
+		case O_EXPLAIN:
+			explain = optarg;
+			break;
+		case O_APPLY:
+			apply = optarg;
+			break;
+		case O_ON_STOP:
+			if (!strcmp(optarg, "restore")) {
+				restore_on_stop = true;
+			} else if (!strcmp(optarg, "keep")) {
+				restore_on_stop = false;
+			} else {
+				fprintf(stderr, "%s: --on-stop: want restore "
+					"or keep\n", prog);
+				return 1;
+			}
+			break;
+		case O_RUNTIME:
+			runtime_dir = optarg;
+			break;
+		case O_FORCE:
+			force = true;
+			break;
+		case 'v':
+			ulog_level = LOG_P_DEBUG;
+			break;
+		case 'q':
+			ulog_level = LOG_P_NOTICE;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case O_VERSION:
+			printf("usbethd %s\n", VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc || (check + !!explain + !!apply) > 1) {
+		usage(stderr);
+		return 1;
+	}
+	if (!ndirs) {
+		dirs[ndirs++] = "/usr/share/usbeth/profiles.d";
+		dirs[ndirs++] = "/etc/usbeth/profiles.d";
+	}
+	if (check)
+		return cmd_check();
+	if (explain)
+		return cmd_explain(explain);
+	if (apply)
+		return cmd_apply(apply, force);
+	return run_daemon();
+}
