@@ -27,6 +27,7 @@ kmod:
 userspace:
 	$(MAKE) -C lib
 	$(MAKE) -C selftests/tools
+	$(MAKE) -C ip-extensions
 	$(MAKE) -C usbethd
 
 demo: all
@@ -43,5 +44,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C lib clean
 	$(MAKE) -C selftests/tools clean
+	$(MAKE) -C ip-extensions clean
 	$(MAKE) -C usbethd clean
 	rm -rf build

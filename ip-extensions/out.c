@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* usbeth CLI: text and JSON output through one path (see out.h). */
+#include <inttypes.h>
+#include <string.h>
+
+#include "out.h"
+
+void out_init(struct out *o, FILE *f, enum out_mode mode)
+{
+	memset(o, 0, sizeof(*o));
+	o->f = f;
+	o->mode = mode;
+	o->line_start = true;
+}
+
+bool out_is_json(const struct out *o)
+{
+	return o->mode != OUT_TEXT;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start
+ * one (bad lead byte, bad continuation, overlong, surrogate, > U+10FFFF).
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void out_json_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	while (*p) {
+		size_t n;
+
+		switch (*p) {
+		case '"': fputs("\\\"", f); p++; continue;
+		case '\\': fputs("\\\\", f); p++; continue;
+		case '\n': fputs("\\n", f); p++; continue;
+		case '\t': fputs("\\t", f); p++; continue;
+		case '\r': fputs("\\r", f); p++; continue;
+		}
+		if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p);
+			p++;
+			continue;
+		}
+		n = utf8_len(p);
+		if (!n) {
+			fprintf(f, "\\u%04x", *p);	/* Latin-1 reading */
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n, f);
+		p += n;
+	}
+	fputc('"', f);
+}
+
+void out_text_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p <= ' ' || *p >= 0x7f || *p == '\\')
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static void json_indent(struct out *o)
+{
+	int i;
+
+	if (o->mode != OUT_JSON_PRETTY)
+		return;
+	fputc('\n', o->f);
+	for (i = 0; i < o->depth; i++)
+		fputs("    ", o->f);
+}
+
+/* Before a JSON member or element: the comma, the indent, the key. */
+static void json_key(struct out *o, const char *key)
+{
+	if (o->depth > 0 && o->depth <= OUT_DEPTH_MAX) {
+		if (o->need_comma[o->depth - 1])
+			fputc(',', o->f);
+		o->need_comma[o->depth - 1] = true;
+		json_indent(o);
+	}
+	if (key) {
+		out_json_string(o->f, key);
+		fputs(o->mode == OUT_JSON_PRETTY ? ": " : ":", o->f);
+	}
+}
+
+static void open_c(struct out *o, const char *key, char c)
+{
+	if (!out_is_json(o))
+		return;
+	json_key(o, key);
+	fputc(c, o->f);
+	o->depth++;
+	if (o->depth <= OUT_DEPTH_MAX)
+		o->need_comma[o->depth - 1] = false;
+}
+
+static void close_c(struct out *o, char c)
+{
+	bool had = false;
+
+	if (!out_is_json(o) || o->depth == 0)
+		return;
+	if (o->depth <= OUT_DEPTH_MAX)
+		had = o->need_comma[o->depth - 1];
+	o->depth--;
+	if (had)
+		json_indent(o);
+	fputc(c, o->f);
+}
+
+void out_obj_open(struct out *o, const char *key) { open_c(o, key, '{'); }
+void out_obj_close(struct out *o) { close_c(o, '}'); }
+void out_arr_open(struct out *o, const char *key) { open_c(o, key, '['); }
+void out_arr_close(struct out *o) { close_c(o, ']'); }
+
+/* Text: the separator or the pending indentation before an item. */
+static void text_sep(struct out *o)
+{
+	if (o->line_start) {
+		fprintf(o->f, "%*s", o->indent, "");
+		o->line_start = false;
+	} else {
+		fputc(' ', o->f);
+	}
+}
+
+void out_u32(struct out *o, const char *key, const char *fmt, uint32_t v)
+{
+	if (out_is_json(o)) {
+		json_key(o, key);
+		fprintf(o->f, "%" PRIu32, v);
+		return;
+	}
+	text_sep(o);
+	if (fmt)
+		fprintf(o->f, fmt, v);
+	else
+		fprintf(o->f, "%s %" PRIu32, key, v);
+}
+
+void out_str(struct out *o, const char *key, const char *fmt, const char *s)
+{
+	const char *pct;
+
+	if (out_is_json(o)) {
+		json_key(o, key);
+		out_json_string(o->f, s);
+		return;
+	}
+	text_sep(o);
+	if (!fmt) {
+		fprintf(o->f, "%s ", key);
+		out_text_string(o->f, s);
+		return;
+	}
+	/* fmt holds one "%s": what is around it is written as is */
+	pct = strstr(fmt, "%s");
+	if (!pct) {
+		fputs(fmt, o->f);
+		return;
+	}
+	fwrite(fmt, 1, (size_t)(pct - fmt), o->f);
+	out_text_string(o->f, s);
+	fputs(pct + 2, o->f);
+}
+
+void out_str_elem(struct out *o, const char *s)
+{
+	if (!out_is_json(o))
+		return;
+	json_key(o, NULL);
+	out_json_string(o->f, s);
+}
+
+void out_nl(struct out *o, int indent)
+{
+	if (out_is_json(o))
+		return;
+	if (!o->line_start)
+		fputc('\n', o->f);
+	o->line_start = true;
+	o->indent = indent;
+}
+
+void out_text(struct out *o, const char *s)
+{
+	if (out_is_json(o))
+		return;
+	text_sep(o);
+	fputs(s, o->f);
+}
+
+void out_end(struct out *o)
+{
+	if (out_is_json(o)) {
+		if (o->depth == 0)
+			fputc('\n', o->f);
+	} else {
+		out_nl(o, 0);
+	}
+	fflush(o->f);
+}
