@@ -96,7 +96,8 @@ link_driver() { # link_driver [NETNS] IFNAME
 }
 
 # iperf_bytes SERVER_NS CLIENT_NS ADDR IPERF_CLIENT_ARGS...: run one iperf3
-# transfer from a one-off server and print the bytes the receiver counted.
+# transfer from a one-off server and print the bytes the receiver counted
+# by the time the sender finished; fails if the transfer does not complete.
 # The server has no "listening" event to wait on, so the client retries a
 # refused connection a bounded number of times.
 iperf_bytes() {
