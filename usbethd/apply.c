@@ -8,21 +8,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include <libmnl/libmnl.h>
-#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
-#include <linux/sockios.h>
 
 #include "apply.h"
 
 #define BIT(k) (1U << (k))
 
 int ulog_level = LOG_P_INFO;
+
+uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* usbeth_set(), timed. */
+static int timed_set(struct engine *e, const struct usbeth_set *s,
+		     struct usbeth_dev *echo)
+{
+	uint64_t t0 = now_us();
+	int err;
+
+	if (!e->set_first)
+		e->set_first = t0;
+	err = usbeth_set(e->u, s, echo);
+	e->set_us += now_us() - t0;
+	return err;
+}
 
 void ulog(int prio, const char *fmt, ...)
 {
@@ -56,7 +77,6 @@ void engine_init(struct engine *e, struct usbeth *u, const struct profset *s)
 	memset(e, 0, sizeof(*e));
 	e->u = u;
 	e->set = s;
-	e->ioctl_fd = -1;
 	e->out = stdout;
 }
 
@@ -78,9 +98,10 @@ void engine_fini(struct engine *e)
 	if (e->rtnl)
 		mnl_socket_close(e->rtnl);
 	e->rtnl = NULL;
-	if (e->ioctl_fd >= 0)
-		close(e->ioctl_fd);
-	e->ioctl_fd = -1;
+	if (e->genl)
+		mnl_socket_close(e->genl);
+	e->genl = NULL;
+	e->ethnl_id = 0;
 }
 
 size_t engine_nrecs(const struct engine *e)
@@ -134,24 +155,111 @@ void engine_prune(struct engine *e, const struct usbeth_dev *devs, size_t n)
 	}
 }
 
-/* ---------------------------------------------------- rtnetlink ---- */
+/* ------------------------------------------------------ netlink ---- */
 
-static int rtnl_open(struct engine *e)
+/*
+ * rtnetlink (MTU, txqueuelen) and ethtool netlink (offloads) requests: one
+ * request, its replies through a callback, until the ACK. Errors keep the
+ * kernel's extended ACK message in e->nlerr, for the log.
+ */
+static int nl_open(struct mnl_socket **s, int bus)
 {
-	if (e->rtnl)
+	int one = 1;
+
+	if (*s)
 		return 0;
-	e->rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!e->rtnl)
+	*s = mnl_socket_open2(bus, SOCK_CLOEXEC);
+	if (!*s)
 		return -errno;
-	if (mnl_socket_bind(e->rtnl, 0, MNL_SOCKET_AUTOPID) < 0) {
+	/* best effort: an older kernel just gives no message */
+	mnl_socket_setsockopt(*s, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(*s, NETLINK_CAP_ACK, &one, sizeof(one));
+	if (mnl_socket_bind(*s, 0, MNL_SOCKET_AUTOPID) < 0) {
 		int err = -errno;
 
-		mnl_socket_close(e->rtnl);
-		e->rtnl = NULL;
+		mnl_socket_close(*s);
+		*s = NULL;
 		return err;
 	}
 	return 0;
 }
+
+struct talk {
+	struct engine *e;
+	mnl_cb_t cb;
+	void *data;
+};
+
+static int ack_attr_cb(const struct nlattr *a, void *data)
+{
+	struct engine *e = data;
+
+	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+		snprintf(e->nlerr, sizeof(e->nlerr), "%s", mnl_attr_get_str(a));
+	return MNL_CB_OK;
+}
+
+static int error_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct talk *t = data;
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	size_t off = sizeof(*err);
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*err))) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) &&
+	    NLMSG_LENGTH(off) < nlh->nlmsg_len)
+		mnl_attr_parse(nlh, (unsigned int)off, ack_attr_cb, t->e);
+	if (err->error) {
+		errno = -err->error;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_STOP;
+}
+
+static int data_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct talk *t = data;
+
+	return t->cb ? t->cb(nlh, t->data) : MNL_CB_OK;
+}
+
+static int nl_talk(struct engine *e, struct mnl_socket *s,
+		   struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	static char buf[16384];	/* the largest reply: verbose features */
+	static mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
+		[NLMSG_ERROR] = error_cb,
+	};
+	struct talk t = { e, cb, data };
+	unsigned int portid = mnl_socket_get_portid(s);
+	ssize_t n;
+	int r;
+
+	e->nlerr[0] = 0;
+	nlh->nlmsg_seq = ++e->seq;
+	if (mnl_socket_sendto(s, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		n = mnl_socket_recvfrom(s, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		r = mnl_cb_run2(buf, (size_t)n, e->seq, portid, data_cb, &t,
+				ctl, NLMSG_MIN_TYPE);
+		if (r <= MNL_CB_STOP)
+			return r < 0 ? -errno : 0;
+	}
+}
+
+/* ---------------------------------------------------- rtnetlink ---- */
 
 struct link_vals {
 	bool has_mtu, has_txqlen;
@@ -197,51 +305,24 @@ static int link_msg_cb(const struct nlmsghdr *nlh, void *data)
 			      data);
 }
 
-/* One request, its reply through cb (may be NULL), until the ACK. */
-static int rtnl_talk(struct engine *e, struct nlmsghdr *nlh, mnl_cb_t cb,
-		     void *data)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	unsigned int portid, seq;
-	ssize_t n;
-	int r;
-
-	r = rtnl_open(e);
-	if (r)
-		return r;
-	portid = mnl_socket_get_portid(e->rtnl);
-	seq = (unsigned int)time(NULL) ^ (unsigned int)(uintptr_t)nlh;
-	nlh->nlmsg_seq = seq;
-	if (mnl_socket_sendto(e->rtnl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		n = mnl_socket_recvfrom(e->rtnl, buf, sizeof(buf));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		r = mnl_cb_run(buf, (size_t)n, seq, portid, cb, data);
-		if (r <= MNL_CB_STOP)
-			return r < 0 ? -errno : 0;
-	}
-}
-
 static int link_get(struct engine *e, uint32_t ifindex,
 		    struct link_vals *lv)
 {
 	char buf[256];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct ifinfomsg *ifi;
+	int err = nl_open(&e->rtnl, NETLINK_ROUTE);
 
 	memset(lv, 0, sizeof(*lv));
+	if (err)
+		return err;
 	nlh->nlmsg_type = RTM_GETLINK;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = (int)ifindex;
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
-	return rtnl_talk(e, nlh, link_msg_cb, lv);
+	return nl_talk(e, e->rtnl, nlh, link_msg_cb, lv);
 }
 
 static int link_set(struct engine *e, uint32_t ifindex, int k, uint32_t v)
@@ -249,42 +330,308 @@ static int link_set(struct engine *e, uint32_t ifindex, int k, uint32_t v)
 	char buf[256];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct ifinfomsg *ifi;
+	int err = nl_open(&e->rtnl, NETLINK_ROUTE);
 
+	if (err)
+		return err;
 	nlh->nlmsg_type = RTM_NEWLINK;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = (int)ifindex;
 	mnl_attr_put_u32(nlh, k == K_MTU ? IFLA_MTU : IFLA_TXQLEN, v);
-	return rtnl_talk(e, nlh, NULL, NULL);
+	return nl_talk(e, e->rtnl, nlh, NULL, NULL);
 }
 
-/* ------------------------------------------------------ ethtool ---- */
+/* ---------------------------------------------- ethtool netlink ---- */
 
-static const uint32_t eth_get[K_COUNT] = {
-	[K_SG] = ETHTOOL_GSG, [K_GSO] = ETHTOOL_GGSO, [K_TSO] = ETHTOOL_GTSO,
+/*
+ * The offloads are netdev features, set through the "ethtool" generic
+ * netlink family (ETHTOOL_MSG_FEATURES_GET / _SET). Bitsets are verbose,
+ * i.e. the features are named: the names (netdev_features_strings) are
+ * the stable interface, their bit numbers are not, and a verbose set needs
+ * no string-set lookup first. The messages are a few KiB, and only a
+ * profile that sets an offload costs them.
+ *
+ * A knob is the "wanted" state of its features (what `ethtool -K` sets);
+ * its value is the "active" state of the first one (what `ethtool -k`
+ * shows). "tso" is every TCP segmentation feature, as for `ethtool -K`.
+ * The originals are each feature's wanted state, put back one by one.
+ */
+static const struct {
+	int knob;
+	const char *name;
+} feats[] = {
+	{ K_SG, "tx-scatter-gather" },		/* first of each knob: */
+	{ K_GSO, "tx-generic-segmentation" },	/* its value */
+	{ K_TSO, "tx-tcp-segmentation" },
+	{ K_TSO, "tx-tcp-ecn-segmentation" },
+	{ K_TSO, "tx-tcp-mangleid-segmentation" },
+	{ K_TSO, "tx-tcp6-segmentation" },
 };
-static const uint32_t eth_set[K_COUNT] = {
-	[K_SG] = ETHTOOL_SSG, [K_GSO] = ETHTOOL_SGSO, [K_TSO] = ETHTOOL_STSO,
-};
+#define NFEATS (sizeof(feats) / sizeof(feats[0]))
 
-static int ethtool_val(struct engine *e, const char *ifname, uint32_t cmd,
-		       uint32_t *val)
+static int feat_index(const char *name)
 {
-	struct ethtool_value ev = { .cmd = cmd, .data = *val };
-	struct ifreq ifr;
+	size_t i;
 
-	if (e->ioctl_fd < 0) {
-		e->ioctl_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (e->ioctl_fd < 0)
-			return -errno;
+	for (i = 0; i < NFEATS; i++)
+		if (!strcmp(feats[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* The features of knob k. */
+static uint32_t feat_mask(int k)
+{
+	uint32_t m = 0;
+	size_t i;
+
+	for (i = 0; i < NFEATS; i++)
+		if (feats[i].knob == k)
+			m |= BIT(i);
+	return m;
+}
+
+/* The feature whose state is knob k's value. */
+static int feat_primary(int k)
+{
+	size_t i;
+
+	for (i = 0; i < NFEATS; i++)
+		if (feats[i].knob == k)
+			return (int)i;
+	return -1;
+}
+
+static int family_attr_cb(const struct nlattr *a, void *data)
+{
+	int *id = data;
+
+	if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
+	    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+		*id = mnl_attr_get_u16(a);
+	return MNL_CB_OK;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb,
+			      data);
+}
+
+/* The ethtool family's id, resolved once; negative errno if it has none. */
+static int ethnl_family(struct engine *e)
+{
+	char buf[256];
+	struct nlmsghdr *nlh;
+	struct genlmsghdr *g;
+	int id = 0, err;
+
+	if (e->ethnl_id)
+		return e->ethnl_id;
+	err = nl_open(&e->genl, NETLINK_GENERIC);
+	if (err)
+		return err;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
+	err = nl_talk(e, e->genl, nlh, family_cb, &id);
+	if (!err && !id)
+		err = -EPROTO;
+	if (err == -ENOENT)	/* a kernel without ethtool netlink: for good */
+		e->ethnl_id = -EOPNOTSUPP;
+	if (err)
+		return err == -ENOENT ? -EOPNOTSUPP : err;
+	e->ethnl_id = id;
+	return id;
+}
+
+static struct nlmsghdr *ethnl_req(struct engine *e, char *buf, uint8_t cmd,
+				  uint32_t ifindex)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+	struct nlattr *hdr;
+
+	nlh->nlmsg_type = (uint16_t)e->ethnl_id;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = ETHTOOL_GENL_VERSION;
+	hdr = mnl_attr_nest_start(nlh, ETHTOOL_A_FEATURES_HEADER);
+	mnl_attr_put_u32(nlh, ETHTOOL_A_HEADER_DEV_INDEX, ifindex);
+	mnl_attr_nest_end(nlh, hdr);
+	return nlh;
+}
+
+/* Our features in a verbose bitset: *on gets the set ones, *listed those
+ * listed (in a bitset with a mask: those in the mask).
+ */
+struct bitset_parse {
+	bool nomask;
+	uint32_t listed, on;
+};
+
+static int bit_attr_cb(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	int t = mnl_attr_get_type(a);
+
+	if (t == ETHTOOL_A_BITSET_BIT_NAME &&
+	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+		return MNL_CB_ERROR;
+	if (t == ETHTOOL_A_BITSET_BIT_NAME || t == ETHTOOL_A_BITSET_BIT_VALUE)
+		tb[t] = a;
+	return MNL_CB_OK;
+}
+
+static int bits_cb(const struct nlattr *a, void *data)
+{
+	struct bitset_parse *bp = data;
+	const struct nlattr *tb[ETHTOOL_A_BITSET_BIT_MAX + 1] = { 0 };
+	int i;
+
+	if (mnl_attr_get_type(a) != ETHTOOL_A_BITSET_BITS_BIT)
+		return MNL_CB_OK;
+	if (mnl_attr_parse_nested(a, bit_attr_cb, tb) < 0)
+		return MNL_CB_ERROR;
+	if (!tb[ETHTOOL_A_BITSET_BIT_NAME])
+		return MNL_CB_OK;
+	i = feat_index(mnl_attr_get_str(tb[ETHTOOL_A_BITSET_BIT_NAME]));
+	if (i < 0)
+		return MNL_CB_OK;
+	bp->listed |= BIT(i);
+	if (bp->nomask || tb[ETHTOOL_A_BITSET_BIT_VALUE])
+		bp->on |= BIT(i);
+	return MNL_CB_OK;
+}
+
+static int bitset_cb(const struct nlattr *a, void *data)
+{
+	struct bitset_parse *bp = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case ETHTOOL_A_BITSET_NOMASK:
+		bp->nomask = true;
+		break;
+	case ETHTOOL_A_BITSET_BITS:
+		/* after NOMASK, which the kernel puts first */
+		if (mnl_attr_parse_nested(a, bits_cb, bp) < 0)
+			return MNL_CB_ERROR;
+		break;
 	}
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&ev;
-	if (ioctl(e->ioctl_fd, SIOCETHTOOL, &ifr) < 0)
-		return -errno;
-	*val = ev.data ? 1 : 0;
+	return MNL_CB_OK;
+}
+
+static int parse_bitset(const struct nlattr *a, struct bitset_parse *bp)
+{
+	memset(bp, 0, sizeof(*bp));
+	return mnl_attr_parse_nested(a, bitset_cb, bp) < 0 ? -EBADMSG : 0;
+}
+
+/* What FEATURES_GET / _SET replies say of our features. */
+struct feat_reply {
+	uint32_t cmd;		/* the reply's genl command */
+	bool has[ETHTOOL_A_FEATURES_MAX + 1];
+	struct bitset_parse bs[ETHTOOL_A_FEATURES_MAX + 1];
+};
+
+static int feat_attr_cb(const struct nlattr *a, void *data)
+{
+	struct feat_reply *fr = data;
+	int t = mnl_attr_get_type(a);
+
+	if (t < ETHTOOL_A_FEATURES_HW || t > ETHTOOL_A_FEATURES_MAX)
+		return MNL_CB_OK;
+	if (parse_bitset(a, &fr->bs[t]))
+		return MNL_CB_ERROR;
+	fr->has[t] = true;
+	return MNL_CB_OK;
+}
+
+static int feat_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct feat_reply *fr = data;
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*g)))
+		return MNL_CB_ERROR;
+	fr->cmd = g->cmd;
+	return mnl_attr_parse(nlh, sizeof(*g), feat_attr_cb, fr);
+}
+
+/* The state of our features: known to the kernel (listed in the hw
+ * bitset, whose mask is every feature), changeable (hw), wanted, active.
+ */
+static int features_get(struct engine *e, uint32_t ifindex, uint32_t *known,
+			uint32_t *hw, uint32_t *wanted, uint32_t *active)
+{
+	char buf[256];
+	struct feat_reply fr;
+	int err = ethnl_family(e);
+
+	if (err < 0)
+		return err;
+	memset(&fr, 0, sizeof(fr));
+	err = nl_talk(e, e->genl, ethnl_req(e, buf, ETHTOOL_MSG_FEATURES_GET,
+					    ifindex), feat_msg_cb, &fr);
+	if (err)
+		return err;
+	if (fr.cmd != ETHTOOL_MSG_FEATURES_GET_REPLY ||
+	    !fr.has[ETHTOOL_A_FEATURES_HW] ||
+	    !fr.has[ETHTOOL_A_FEATURES_WANTED] ||
+	    !fr.has[ETHTOOL_A_FEATURES_ACTIVE])
+		return -EBADMSG;
+	*known = fr.bs[ETHTOOL_A_FEATURES_HW].listed;
+	*hw = fr.bs[ETHTOOL_A_FEATURES_HW].on;
+	*wanted = fr.bs[ETHTOOL_A_FEATURES_WANTED].on;
+	*active = fr.bs[ETHTOOL_A_FEATURES_ACTIVE].on;
+	return 0;
+}
+
+/* Sets the wanted state of the features in mask to those in val. Returns
+ * in *refused the ones whose active state did not follow (the reply's
+ * WANTED: requested bits that differ from the result).
+ */
+static int features_set(struct engine *e, uint32_t ifindex, uint32_t mask,
+			uint32_t val, uint32_t *refused)
+{
+	char buf[1024];
+	struct nlmsghdr *nlh;
+	struct nlattr *bs, *bits, *bit;
+	struct feat_reply fr;
+	size_t i;
+	int err = ethnl_family(e);
+
+	*refused = 0;
+	if (err < 0)
+		return err;
+	nlh = ethnl_req(e, buf, ETHTOOL_MSG_FEATURES_SET, ifindex);
+	bs = mnl_attr_nest_start(nlh, ETHTOOL_A_FEATURES_WANTED);
+	bits = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS);
+	for (i = 0; i < NFEATS; i++) {
+		if (!(mask & BIT(i)))
+			continue;
+		bit = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS_BIT);
+		mnl_attr_put_strz(nlh, ETHTOOL_A_BITSET_BIT_NAME,
+				  feats[i].name);
+		if (val & BIT(i))
+			mnl_attr_put(nlh, ETHTOOL_A_BITSET_BIT_VALUE, 0, NULL);
+		mnl_attr_nest_end(nlh, bit);
+	}
+	mnl_attr_nest_end(nlh, bits);
+	mnl_attr_nest_end(nlh, bs);
+	memset(&fr, 0, sizeof(fr));
+	err = nl_talk(e, e->genl, nlh, feat_msg_cb, &fr);
+	if (err)
+		return err;
+	if (fr.has[ETHTOOL_A_FEATURES_WANTED])
+		*refused = fr.bs[ETHTOOL_A_FEATURES_WANTED].listed & mask;
 	return 0;
 }
 
@@ -294,6 +641,9 @@ struct cur {
 	uint32_t has;		/* knobs read */
 	uint32_t mixed;		/* BQL: the queues differ */
 	uint32_t v[K_COUNT];
+	/* offloads: feats[] bits the kernel knows, changeable, wanted, active */
+	uint32_t f_known, f_hw, f_wanted, f_active;
+	int f_err;		/* why they could not be read, or 0 */
 };
 
 static uint32_t bql_field(const struct usbeth_bql_queue *q, int k)
@@ -361,11 +711,15 @@ static void read_cur(struct engine *e, const struct usbeth_dev *d,
 			c->has |= BIT(K_TXQUEUELEN);
 		}
 	}
-	for (k = K_SG; k <= K_TSO; k++) {
-		uint32_t v = 0;
+	if (need & (BIT(K_SG) | BIT(K_GSO) | BIT(K_TSO))) {
+		c->f_err = features_get(e, d->ifindex, &c->f_known, &c->f_hw,
+					&c->f_wanted, &c->f_active);
+		for (k = K_SG; k <= K_TSO && !c->f_err; k++) {
+			int f = feat_primary(k);
 
-		if ((need & BIT(k)) && !ethtool_val(e, d->ifname, eth_get[k], &v)) {
-			c->v[k] = v;
+			if (!(c->f_known & BIT(f)))
+				continue;	/* a kernel without it */
+			c->v[k] = !!(c->f_active & BIT(f));
 			c->has |= BIT(k);
 		}
 	}
@@ -415,7 +769,8 @@ static bool is_bql(int k)
 static void set_failed(struct engine *e, const struct rec *r,
 		       const char *what, int k, uint32_t v, int err)
 {
-	const char *msg = usbeth_errmsg(e->u);
+	const char *msg = knob_table[k].kind == KIND_USBETH ?
+			  usbeth_errmsg(e->u) : e->nlerr;
 	char b[16];
 
 	if (err == -ENODEV) {	/* it went away meanwhile: not an error */
@@ -426,8 +781,7 @@ static void set_failed(struct engine *e, const struct rec *r,
 	e->errors++;
 	ulog(LOG_P_ERR, "%s: %s: %s: cannot set %s: %s%s%s", r->ifname, what,
 	     knob_table[k].name, fmt_val(k, v, b, sizeof(b)),
-	     strerror(-err), knob_table[k].kind == KIND_USBETH && msg && *msg ?
-	     ": " : "", knob_table[k].kind == KIND_USBETH && msg ? msg : "");
+	     strerror(-err), msg && *msg ? ": " : "", msg ? msg : "");
 }
 
 static void fill_set(struct usbeth_set *s, const struct rec *r, int k,
@@ -472,7 +826,7 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 		}
 	if (!mask)
 		return 0;
-	err = usbeth_set(e->u, &s, &echo);
+	err = timed_set(e, &s, &echo);
 	if (!err) {
 		for (k = 0; k < K_COUNT; k++) {
 			uint32_t got;
@@ -503,7 +857,7 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 			continue;
 		memset(&s, 0, sizeof(s));
 		fill_set(&s, r, k, st->v[k]);
-		err = usbeth_set(e->u, &s, &echo);
+		err = timed_set(e, &s, &echo);
 		if (err) {
 			set_failed(e, r, st->restore & BIT(k) ? what_restore :
 				   what_apply, k, st->v[k], err);
@@ -547,7 +901,7 @@ static uint32_t do_bql_restore(struct engine *e, struct rec *r,
 		if (mask & BIT(K_BQL_HOLD_TIME))
 			usbeth_set_value(&s, USBETH_A_BQL_HOLD_TIME,
 					 r->bql[i].hold_time);
-		err = usbeth_set(e->u, &s, NULL);
+		err = timed_set(e, &s, NULL);
 		if (err) {
 			for (k = K_BQL_LIMIT_MIN; k <= K_BQL_HOLD_TIME; k++)
 				if (mask & BIT(k)) {
@@ -565,6 +919,71 @@ static uint32_t do_bql_restore(struct engine *e, struct rec *r,
 	return done;
 }
 
+/* The offloads of a step, in one FEATURES_SET (one feature update in the
+ * kernel: sg and tso turned on together work in either order).
+ */
+static uint32_t do_ethtool(struct engine *e, struct rec *r,
+			   const struct step *st, const struct cur *c,
+			   const char *what_apply, const char *what_restore)
+{
+	uint32_t mask = 0, val = 0, refused = 0, back = 0, done = 0;
+	size_t i;
+	int k, err;
+
+	for (i = 0; i < NFEATS; i++) {
+		k = feats[i].knob;
+		if (!(st->has & BIT(k)) || !(c->f_hw & BIT(i)))
+			continue;
+		mask |= BIT(i);
+		/* a restore puts back each feature's own wanted state */
+		if (st->restore & BIT(k) ? r->f_orig & BIT(i) : st->v[k])
+			val |= BIT(i);
+	}
+	if (!mask)
+		return 0;
+	err = features_set(e, r->ifindex, mask, val, &refused);
+	for (k = K_SG; k <= K_TSO; k++) {
+		const char *what = st->restore & BIT(k) ? what_restore :
+				   what_apply;
+
+		if (!(st->has & BIT(k)))
+			continue;
+		if (err) {
+			set_failed(e, r, what, k, st->v[k], err);
+			continue;
+		}
+		if (refused & BIT(feat_primary(k))) {
+			/* wanted, yet not active (a dependency, the
+			 * driver): a skip; its wanted state goes back
+			 */
+			back |= feat_mask(k) & mask;
+			if (!(r->skip_logged & BIT(k)))
+				ulog(LOG_P_INFO, "%s: %s: %s: skipped (the "
+				     "device keeps it %s)", r->ifname, what,
+				     knob_table[k].name,
+				     st->v[k] ? "off" : "on");
+			r->skip_logged |= BIT(k);
+			continue;
+		}
+		r->req[k] = st->v[k];
+		r->got[k] = st->v[k];
+		r->got_has |= BIT(k);
+		log_change(r, what, k, c->v[k], false, st->v[k], st->v[k]);
+		done |= BIT(k);
+	}
+	if (back) {
+		err = features_set(e, r->ifindex, back, c->f_wanted & back,
+				   &refused);
+		if (err && err != -ENODEV)
+			ulog(LOG_P_WARNING, "%s: cannot put the wanted "
+			     "offloads back: %s%s%s", r->ifname,
+			     strerror(-err), e->nlerr[0] ? ": " : "",
+			     e->nlerr);
+	}
+	return done;
+}
+
+/* MTU, txqueuelen (rtnetlink), then the offloads (ethtool netlink). */
 static uint32_t do_other(struct engine *e, struct rec *r,
 			 const struct step *st, const struct cur *c,
 			 const char *what_apply, const char *what_restore)
@@ -572,44 +991,26 @@ static uint32_t do_other(struct engine *e, struct rec *r,
 	uint32_t done = 0;
 	int k;
 
-	for (k = K_MTU; k < K_COUNT; k++) {
+	for (k = K_MTU; k <= K_TXQUEUELEN; k++) {
 		const char *what = st->restore & BIT(k) ? what_restore :
 				   what_apply;
-		uint32_t v = st->v[k], got = v;
+		uint32_t v = st->v[k];
 		int err;
 
 		if (!(st->has & BIT(k)))
 			continue;
-		if (knob_table[k].kind == KIND_RTNL) {
-			err = link_set(e, r->ifindex, k, v);
-		} else {
-			err = ethtool_val(e, r->ifname, eth_set[k], &got);
-			got = 0;
-			if (!err)
-				err = ethtool_val(e, r->ifname, eth_get[k],
-						  &got);
-			if (!err && got != v) {
-				/* the device cannot change it: a skip */
-				if (!(r->skip_logged & BIT(k)))
-					ulog(LOG_P_INFO, "%s: %s: %s: skipped "
-					     "(the device keeps it %s)",
-					     r->ifname, what, knob_table[k].name,
-					     got ? "on" : "off");
-				r->skip_logged |= BIT(k);
-				continue;
-			}
-		}
+		err = link_set(e, r->ifindex, k, v);
 		if (err) {
 			set_failed(e, r, what, k, v, err);
 			continue;
 		}
 		r->req[k] = v;
-		r->got[k] = got;
+		r->got[k] = v;
 		r->got_has |= BIT(k);
-		log_change(r, what, k, c->v[k], false, v, got);
+		log_change(r, what, k, c->v[k], false, v, v);
 		done |= BIT(k);
 	}
-	return done;
+	return done | do_ethtool(e, r, st, c, what_apply, what_restore);
 }
 
 static void skip_once(struct engine *e, struct rec *r, const char *pname,
@@ -638,9 +1039,15 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 	int k, changed = 0;
 	bool fresh = false;
 
-	if (d->role != USBETH_ROLE_USB_HOST && d->role != USBETH_ROLE_USB_GADGET)
-		return 0;
 	r = engine_find(e, d->ifindex);
+	/* not on USB: only what a role "other" profile matches */
+	if (d->role != USBETH_ROLE_USB_HOST &&
+	    d->role != USBETH_ROLE_USB_GADGET && !r &&
+	    !profset_select(e->set, d)) {
+		if (e->dry_run)
+			fprintf(e->out, "  (nothing to change)\n");
+		return 0;
+	}
 	if (r && strcmp(r->ifname, d->ifname))
 		snprintf(r->ifname, sizeof(r->ifname), "%s", d->ifname);
 	if (!r) {
@@ -696,19 +1103,34 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 		}
 		if (want) {
 			if (!knob_supported(k, d) || !(c.has & BIT(k))) {
-				char why[64];
+				char why[96];
 				const char *cap =
 					usbeth_cap_name(knob_table[k].cap);
 
-				snprintf(why, sizeof(why), "the device does "
-					 "not support it%s%s%s",
-					 cap ? " (no " : "", cap ? cap : "",
-					 cap ? " capability)" : "");
+				if (knob_table[k].kind == KIND_ETHTOOL &&
+				    c.f_err)
+					snprintf(why, sizeof(why), "cannot read "
+						 "the offloads (ethtool "
+						 "netlink): %s",
+						 strerror(-c.f_err));
+				else
+					snprintf(why, sizeof(why), "the device "
+						 "does not support it%s%s%s",
+						 cap ? " (no " : "",
+						 cap ? cap : "",
+						 cap ? " capability)" : "");
 				skip_once(e, r, p->name, k, why);
 				continue;
 			}
 			if (c.v[k] == w && !(c.mixed & BIT(k)))
 				continue;
+			if (knob_table[k].kind == KIND_ETHTOOL &&
+			    !(c.f_hw & BIT(feat_primary(k)))) {
+				skip_once(e, r, p->name, k, c.v[k] ?
+					  "the device keeps it on (fixed)" :
+					  "the device keeps it off (fixed)");
+				continue;
+			}
 			/* the driver rounds some values (cdc_ncm tx_max) */
 			if ((r->got_has & BIT(k)) && r->req[k] == w &&
 			    r->got[k] == c.v[k] && !(c.mixed & BIT(k)))
@@ -762,6 +1184,11 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 		r->orig[k] = c.v[k];
 		r->orig_has |= BIT(k);
 		newly |= BIT(k);
+		if (knob_table[k].kind == KIND_ETHTOOL) {
+			uint32_t fm = feat_mask(k);
+
+			r->f_orig = (r->f_orig & ~fm) | (c.f_wanted & fm);
+		}
 		if (is_bql(k) && !r->bql && d->n_bql_queues) {
 			size_t i;
 

@@ -4,7 +4,8 @@
  * the original value of every knob before its first change, and puts the
  * originals back when the profile no longer wants them (reload) or on stop.
  * usbeth knobs go through libusbeth; MTU and txqueuelen through rtnetlink;
- * the sg/gso/tso offloads through the ethtool ioctl.
+ * the sg/gso/tso offloads through ethtool netlink (the "ethtool" generic
+ * netlink family's FEATURES_GET / FEATURES_SET).
  */
 #ifndef USBETHD_APPLY_H
 #define USBETHD_APPLY_H
@@ -37,6 +38,8 @@ struct rec {
 	char profile[PROFILE_NAME_MAX + 1];	/* "" when none applies */
 	uint32_t orig_has;		/* bit per knob with orig[] recorded */
 	uint32_t orig[K_COUNT];
+	uint32_t f_orig;		/* offloads: each feature's original
+					 * wanted state (apply.c feats[]) */
 	size_t n_bql;			/* per-queue originals, when BQL set */
 	struct bql_orig *bql;
 	uint32_t skip_logged;		/* unsupported knobs already logged */
@@ -53,18 +56,26 @@ struct engine {
 	bool stopping;			/* restoring on stop */
 	FILE *out;			/* where dry_run prints */
 	struct mnl_socket *rtnl;	/* opened on first use */
-	int ioctl_fd;			/* -1 until first use */
+	struct mnl_socket *genl;	/* ethtool netlink, on first use */
+	int ethnl_id;			/* its family id; 0 unknown, <0 none */
+	unsigned int seq;		/* of the last rtnl/genl request */
+	char nlerr[256];		/* its extack message, or "" */
 	unsigned long errors;		/* failures logged at LOG_P_ERR */
 	unsigned long changes;		/* knobs changed */
+	uint64_t set_us;		/* time spent in usbeth sets */
+	uint64_t set_first;		/* when one began (0: not yet), us */
 };
+
+/* CLOCK_MONOTONIC, microseconds. */
+uint64_t now_us(void);
 
 void engine_init(struct engine *e, struct usbeth *u, const struct profset *s);
 void engine_fini(struct engine *e);
 
 /* Evaluates dev against the profile set: applies what the winner wants,
- * restores recorded knobs it no longer wants. dev must be a usbeth-host or
- * -gadget device (others are left alone). Returns the number of knobs
- * changed, or -1 on an error (logged).
+ * restores recorded knobs it no longer wants. A netdev not on USB is left
+ * alone unless a profile (one with role "other") matches it or it has a
+ * record. Returns the number of knobs changed, or -1 on an error (logged).
  */
 int engine_apply(struct engine *e, const struct usbeth_dev *dev);
 /* The record of ifindex, NULL if none. */

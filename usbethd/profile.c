@@ -473,9 +473,11 @@ static int one_role(struct pctx *c, json_object *o, void *arg, size_t i)
 		*roles |= 1U << USBETH_ROLE_USB_HOST;
 	else if (!strcmp(s, "gadget") || !strcmp(s, "usb-gadget"))
 		*roles |= 1U << USBETH_ROLE_USB_GADGET;
+	else if (!strcmp(s, "other"))
+		*roles |= 1U << USBETH_ROLE_OTHER;
 	else
-		return fail(c, false, "unknown role \"%s\": want \"host\" "
-			    "or \"gadget\"", s);
+		return fail(c, false, "unknown role \"%s\": want \"host\", "
+			    "\"gadget\" or \"other\"", s);
 	return 0;
 }
 
@@ -547,6 +549,14 @@ static int parse_match(struct pctx *c, json_object *m, struct profile *p)
 		path_pop(c);
 		if (r)
 			return -1;
+	}
+	/* a netdev not on USB (e1000e, ...) only when asked for, by driver */
+	if ((pm->roles & (1U << USBETH_ROLE_OTHER)) && !pm->n_driver) {
+		path_push_key(c, "role");
+		fail(c, true, "\"match\": role \"other\" (netdevs not on "
+		     "USB) needs a \"driver\"");
+		path_pop(c);
+		return -1;
 	}
 	if (pm->speed >= 0 && pm->speed_min >= 0) {
 		path_push_key(c, "speed-min");
@@ -937,6 +947,13 @@ bool profile_matches(const struct profile *p, const struct usbeth_dev *dev,
 				 dev->driver);
 			return false;
 		}
+	}
+	if (dev->role != USBETH_ROLE_USB_HOST &&
+	    dev->role != USBETH_ROLE_USB_GADGET &&
+	    !(m->roles & (1U << USBETH_ROLE_OTHER))) {
+		snprintf(why, whylen, "not on USB (and \"role\" does not "
+			 "list \"other\")");
+		return false;
 	}
 	if (m->roles && (dev->role >= 32 || !(m->roles & (1U << dev->role)))) {
 		const char *r = usbeth_role_name(dev->role);

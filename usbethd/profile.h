@@ -84,7 +84,8 @@ struct profile_match {
 	struct id_match pid[PROFILE_LIST_MAX];
 	char *driver[PROFILE_LIST_MAX];
 	char *ifname[PROFILE_LIST_MAX];	/* fnmatch(3) globs */
-	uint32_t roles;			/* bit per enum usbeth_role, 0 = any */
+	uint32_t roles;			/* bit per enum usbeth_role, 0 = any
+					 * on USB; OTHER needs a driver */
 	int speed;			/* exact, -1 = any */
 	int speed_min;			/* minimum, -1 = none */
 };

@@ -44,6 +44,7 @@ static const char *dirs[MAX_DIRS];
 static size_t ndirs;
 static const char *runtime_dir = "/run/usbethd";
 static bool restore_on_stop = true;
+static int rcvbuf;		/* --rcvbuf: 0 keeps the kernel's default */
 
 static void usage(FILE *f)
 {
@@ -59,6 +60,8 @@ static void usage(FILE *f)
 		"                           then /etc/usbeth/profiles.d)\n"
 		"      --on-stop restore|keep  on stop (default restore)\n"
 		"      --runtime-dir DIR    lock file directory (/run/usbethd)\n"
+		"      --rcvbuf BYTES       receive buffer of the notification\n"
+		"                           sockets (default: the kernel's)\n"
 		"      --force              --apply even when the daemon runs\n"
 		"  -v, --verbose            debug messages\n"
 		"  -q, --quiet              errors and changes only\n"
@@ -88,6 +91,11 @@ static int open_usbeth(struct usbeth **u)
 		ulog(LOG_P_ERR, "cannot open the usbeth family: %s",
 		     strerror(-err));
 	return err;
+}
+
+static bool is_usb(uint32_t role)
+{
+	return role == USBETH_ROLE_USB_HOST || role == USBETH_ROLE_USB_GADGET;
 }
 
 /* ---------------------------------------------------------- one-shots -- */
@@ -149,10 +157,11 @@ static int cmd_explain(const char *dev)
 		return 2;
 	}
 	print_dev(&d);
-	if (d.role != USBETH_ROLE_USB_HOST && d.role != USBETH_ROLE_USB_GADGET)
-		printf("not a USB network device: usbethd leaves it alone\n");
-	printf("profiles:\n");
 	win = profset_select(&s, &d);
+	if (!is_usb(d.role) && !win)
+		printf("not on USB, and no profile with role \"other\" "
+		       "matches it: usbethd leaves it alone\n");
+	printf("profiles:\n");
 	for (i = 0; i < s.n; i++) {
 		const struct profile *p = s.p[i];
 		char why[128];
@@ -246,9 +255,9 @@ static int cmd_apply(const char *dev, bool force)
 	}
 	engine_init(&e, u, &s);
 	r = engine_apply(&e, &d);
-	if (d.role != USBETH_ROLE_USB_HOST && d.role != USBETH_ROLE_USB_GADGET)
-		ulog(LOG_P_INFO, "%s: not a USB network device: left alone",
-		     dev);
+	if (!is_usb(d.role) && !profset_select(&s, &d))
+		ulog(LOG_P_INFO, "%s: not on USB, and no profile with role "
+		     "\"other\" matches it: left alone", dev);
 	err = r < 0 || e.errors ? 2 : 0;
 	engine_fini(&e);
 	usbeth_dev_free(&d);
@@ -286,10 +295,33 @@ static void sd_notify_msg(const char *msg)
 struct daemon {
 	struct usbeth *u;
 	struct usbeth_mon *m;
-	struct mnl_socket *links;	/* RTNLGRP_LINK: gadget (re)connects */
+	struct mnl_socket *links;	/* RTNLGRP_LINK: gadget (re)connects,
+					 * netdevs not on USB coming, going */
 	struct profset set;
 	struct engine e;
+	bool other;			/* a profile matches role "other" */
+	uint64_t woken;			/* when poll() last returned, us */
+	uint64_t retry_at;		/* a resync failed: try again then,
+					 * us; 0 none */
+	/* GETs in flight, answered on their own socket (see get_async) */
+	struct mnl_socket *gets;
+	unsigned int get_seq;
+	size_t npend;
+	unsigned int pend[32];		/* their sequence numbers */
 };
+
+/* Whether a profile of s may match a netdev not on USB (role "other"):
+ * only then are those looked at when they appear.
+ */
+static bool set_wants_other(const struct profset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->p[i]->match.roles & (1U << USBETH_ROLE_OTHER))
+			return true;
+	return false;
+}
 
 /* Every device of the netns, (re)applied; records of vanished ones go. */
 static int resync(struct daemon *dm, const char *why)
@@ -300,16 +332,25 @@ static int resync(struct daemon *dm, const char *why)
 
 	err = usbeth_dump(dm->u, &devs, &n);
 	if (err) {
-		ulog(LOG_P_ERR, "resync (%s): dump failed: %s", why,
-		     strerror(-err));
-		dm->e.errors++;
+		/* -EAGAIN: interrupted again and again (the library redoes
+		 * an interrupted dump 5 times) by a storm of changes; a
+		 * device may have been missed, so it is tried again later
+		 */
+		if (!dm->retry_at) {	/* said once, retried quietly */
+			ulog(LOG_P_ERR, "resync (%s): dump failed: %s: "
+			     "retrying every 100 ms", why, strerror(-err));
+			dm->e.errors++;
+		}
+		dm->retry_at = now_us() + 100000;
 		return err;
 	}
-	ulog(LOG_P_DEBUG, "resync (%s): %zu netdevs", why, n);
+	dm->retry_at = 0;
 	engine_prune(&dm->e, devs, n);
 	for (i = 0; i < n; i++)
 		engine_apply(&dm->e, &devs[i]);
 	usbeth_devs_free(devs, n);
+	ulog(LOG_P_INFO, "resync (%s): %zu netdevs, %zu devices recorded",
+	     why, n, engine_nrecs(&dm->e));
 	return 0;
 }
 
@@ -318,12 +359,29 @@ static int mon_cb(void *arg, int cmd, const struct usbeth_dev *dev)
 	struct daemon *dm = arg;
 
 	switch (cmd) {
-	case USBETH_CMD_NEW_NTF:
-		ulog(LOG_P_DEBUG, "%s: new (ifindex %u)", dev->ifname,
-		     dev->ifindex);
+	case USBETH_CMD_NEW_NTF: {
+		uint64_t t0 = now_us(), set0 = dm->e.set_us, t1;
+
+		dm->e.set_first = 0;
 		engine_drop(&dm->e, dev->ifindex);	/* a stale one */
 		engine_apply(&dm->e, dev);
+		t1 = now_us();
+		/* where the time went (usbethd_bench.sh reads it); logged
+		 * after the work, not to delay it. Times in us: poll()
+		 * returned, the NEW parsed, the first usbeth set began (or
+		 * none), its work done; time in usbeth sets.
+		 */
+		ulog(LOG_P_DEBUG, "%s: new (ifindex %u): timing: woken %llu, "
+		     "parsed +%llu, set +%llu, done +%llu, in sets %llu",
+		     dev->ifname, dev->ifindex,
+		     (unsigned long long)dm->woken,
+		     (unsigned long long)(t0 - dm->woken),
+		     (unsigned long long)(dm->e.set_first ?
+					  dm->e.set_first - t0 : 0),
+		     (unsigned long long)(t1 - t0),
+		     (unsigned long long)(dm->e.set_us - set0));
 		break;
+	}
 	case USBETH_CMD_DEL_NTF:
 		engine_drop(&dm->e, dev->ifindex);
 		break;
@@ -331,6 +389,140 @@ static int mon_cb(void *arg, int cmd, const struct usbeth_dev *dev)
 		break;
 	}
 	return 0;
+}
+
+/*
+ * A device learnt of from rtnetlink (a gadget connecting, a netdev not on
+ * USB appearing) needs a usbeth GET to be evaluated. The GET waits for the
+ * rtnl lock in the kernel, which a USB netdev being registered holds for
+ * milliseconds (under TCG) -- the very moment the gadget connects, just
+ * before the host side's NEW. Waiting for the reply there would hold back
+ * that NEW, so the GET is sent and its reply handled from the poll loop
+ * (gets_read), after any notification that came meanwhile.
+ */
+static int gets_open(struct daemon *dm)
+{
+	int one = 1;
+
+	dm->gets = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC |
+				    SOCK_NONBLOCK);
+	if (!dm->gets ||
+	    mnl_socket_bind(dm->gets, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ulog(LOG_P_ERR, "generic netlink: %s", strerror(errno));
+		return -1;
+	}
+	mnl_socket_setsockopt(dm->gets, NETLINK_CAP_ACK, &one, sizeof(one));
+	return 0;
+}
+
+static void get_async(struct daemon *dm, uint32_t ifindex)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	int len = usbeth_build_get(buf, sizeof(buf), usbeth_family_id(dm->u),
+				   ifindex, NULL);
+
+	if (len < 0)
+		return;
+	if (dm->npend == sizeof(dm->pend) / sizeof(dm->pend[0])) {
+		/* a storm: the oldest is dropped, a resync covers it */
+		memmove(dm->pend, dm->pend + 1,
+			(dm->npend - 1) * sizeof(dm->pend[0]));
+		dm->npend--;
+	}
+	nlh->nlmsg_seq = ++dm->get_seq;
+	if (mnl_socket_sendto(dm->gets, buf, (size_t)len) < 0) {
+		ulog(LOG_P_WARNING, "ifindex %u: usbeth get: %s", ifindex,
+		     strerror(errno));
+		return;
+	}
+	dm->pend[dm->npend++] = dm->get_seq;
+}
+
+/* Takes the pending GET of seq off the list; false if there was none. */
+static bool get_done(struct daemon *dm, unsigned int seq)
+{
+	size_t i;
+
+	for (i = 0; i < dm->npend; i++)
+		if (dm->pend[i] == seq) {
+			dm->pend[i] = dm->pend[--dm->npend];
+			return true;
+		}
+	return false;
+}
+
+static void get_reply(struct daemon *dm, const struct nlmsghdr *nlh)
+{
+	struct usbeth_dev d;
+	struct rec *r;
+
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		get_done(dm, nlh->nlmsg_seq);	/* an error: gone meanwhile */
+		return;
+	}
+	if (nlh->nlmsg_type != usbeth_family_id(dm->u) ||
+	    !get_done(dm, nlh->nlmsg_seq) ||
+	    usbeth_parse_dev(nlh, &d) != USBETH_CMD_GET)
+		return;
+	r = engine_find(&dm->e, d.ifindex);
+	if (r && d.role == USBETH_ROLE_USB_GADGET) {
+		ulog(LOG_P_DEBUG, "%s: gadget connected: evaluating again",
+		     d.ifname);
+		engine_apply(&dm->e, &d);
+	} else if (!r && !is_usb(d.role)) {	/* a USB one has its NEW */
+		ulog(LOG_P_DEBUG, "%s: new (ifindex %u, not on USB)",
+		     d.ifname, d.ifindex);
+		engine_apply(&dm->e, &d);
+	}
+	usbeth_dev_free(&d);
+}
+
+static void gets_read(struct daemon *dm)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	for (;;) {
+		const struct nlmsghdr *nlh;
+		ssize_t n = mnl_socket_recvfrom(dm->gets, buf, sizeof(buf));
+		int rem;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				ulog(LOG_P_WARNING, "usbeth get replies lost "
+				     "(ENOBUFS): resync");
+				dm->npend = 0;
+				resync(dm, "get overrun");
+				continue;
+			}
+			return;	/* EAGAIN: drained */
+		}
+		rem = (int)n;
+		for (nlh = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, rem);
+		     nlh = mnl_nlmsg_next(nlh, &rem))
+			get_reply(dm, nlh);
+	}
+}
+
+/*
+ * The usbeth family announces only USB netdevs. One not on USB (matched by
+ * a role "other" profile) is looked at when it appears in the netns
+ * (registered or moved in: RTM_NEWLINK with every change bit set), and its
+ * record dropped when it goes (RTM_DELLINK).
+ */
+static void other_link(struct daemon *dm, const struct nlmsghdr *nlh,
+		       const struct ifinfomsg *ifi, struct rec *r)
+{
+	if (nlh->nlmsg_type == RTM_DELLINK) {
+		if (r && !is_usb(r->role))
+			engine_drop(&dm->e, r->ifindex);
+		return;
+	}
+	if (r || !dm->other || ifi->ifi_change != ~0U)
+		return;
+	get_async(dm, (uint32_t)ifi->ifi_index);	/* see gets_read */
 }
 
 /*
@@ -343,14 +535,18 @@ static int link_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct daemon *dm = arg;
 	const struct ifinfomsg *ifi;
-	struct usbeth_dev d;
 	struct rec *r;
 	int up;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	if ((nlh->nlmsg_type != RTM_NEWLINK &&
+	     nlh->nlmsg_type != RTM_DELLINK) ||
 	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return MNL_CB_OK;
 	ifi = mnl_nlmsg_get_payload(nlh);
+	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
+	other_link(dm, nlh, ifi, r);
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return MNL_CB_OK;
 	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
 	if (!r || r->role != USBETH_ROLE_USB_GADGET)
 		return MNL_CB_OK;
@@ -360,13 +556,28 @@ static int link_cb(const struct nlmsghdr *nlh, void *arg)
 	r->carrier = up;
 	if (!up)
 		return MNL_CB_OK;
-	if (usbeth_get(dm->u, r->ifindex, NULL, &d))
-		return MNL_CB_OK;	/* gone meanwhile: its DEL follows */
-	ulog(LOG_P_DEBUG, "%s: gadget connected: evaluating again",
-	     d.ifname);
-	engine_apply(&dm->e, &d);
-	usbeth_dev_free(&d);
+	get_async(dm, r->ifindex);	/* evaluated in gets_read */
 	return MNL_CB_OK;
+}
+
+/*
+ * --rcvbuf: the size of a notification socket's receive queue. Beyond the
+ * system's rmem_max only with CAP_NET_ADMIN (SO_RCVBUFFORCE); the kernel
+ * doubles the value and has a floor (SOCK_MIN_RCVBUF). A small one makes
+ * overruns (ENOBUFS) easy to provoke, which is how the resync is tested.
+ */
+static int set_rcvbuf(int fd, const char *what)
+{
+	if (!rcvbuf)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
+		ulog(LOG_P_ERR, "%s: SO_RCVBUF %d: %s", what, rcvbuf,
+		     strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 static int links_open(struct daemon *dm)
@@ -378,7 +589,7 @@ static int links_open(struct daemon *dm)
 		ulog(LOG_P_ERR, "rtnetlink: %s", strerror(errno));
 		return -1;
 	}
-	return 0;
+	return set_rcvbuf(mnl_socket_get_fd(dm->links), "rtnetlink");
 }
 
 static void links_read(struct daemon *dm)
@@ -416,6 +627,7 @@ static int reload(struct daemon *dm)
 	profset_free(&dm->set);
 	dm->set = s;
 	dm->e.set = &dm->set;
+	dm->other = set_wants_other(&dm->set);
 	ulog(LOG_P_INFO, "reloaded: %zu profiles", dm->set.n);
 	return resync(dm, "reload");
 }
@@ -460,10 +672,13 @@ static int run_daemon(void)
 		     strerror(-err));
 		goto out;
 	}
-	if (links_open(&dm))
+	if (set_rcvbuf(usbeth_monitor_fd(dm.m), "usbeth notifications"))
+		goto out;
+	if (links_open(&dm) || gets_open(&dm))
 		goto out;
 	engine_init(&dm.e, dm.u, &dm.set);
 	dm.e.keep_records = true;
+	dm.other = set_wants_other(&dm.set);
 	if (resync(&dm, "start"))
 		goto out;
 	ulog(LOG_P_INFO, "ready: %zu profiles, %zu devices recorded",
@@ -471,19 +686,33 @@ static int run_daemon(void)
 	sd_notify_msg("READY=1\nSTATUS=applying profiles");
 
 	for (;;) {
-		struct pollfd pfd[3] = {
+		struct pollfd pfd[4] = {
 			{ usbeth_monitor_fd(dm.m), POLLIN, 0 },
 			{ sfd, POLLIN, 0 },
 			{ mnl_socket_get_fd(dm.links), POLLIN, 0 },
+			{ mnl_socket_get_fd(dm.gets), POLLIN, 0 },
 		};
 		struct signalfd_siginfo si;
 
-		if (poll(pfd, 3, -1) < 0) {
+		int timeout = -1;	/* none: no wakeups while idle */
+
+		if (dm.retry_at) {	/* but to retry a failed resync */
+			uint64_t t = now_us();
+
+			if (t >= dm.retry_at) {
+				resync(&dm, "retry");
+				continue;
+			}
+			timeout = (int)((dm.retry_at - t + 999) / 1000);
+		}
+		if (poll(pfd, 4, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			ulog(LOG_P_ERR, "poll: %s", strerror(errno));
 			goto out;
 		}
+		if (ulog_level >= LOG_P_DEBUG)
+			dm.woken = now_us();
 		if (pfd[0].revents) {
 			err = usbeth_monitor_read(dm.m, mon_cb, &dm);
 			if (err == -ENOBUFS) {
@@ -502,6 +731,9 @@ static int run_daemon(void)
 		}
 		if (pfd[2].revents)
 			links_read(&dm);
+		/* after the notifications: a GET's reply is no hurry */
+		if (pfd[3].revents)
+			gets_read(&dm);
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGHUP) {
 				sd_notify_msg("RELOADING=1");
@@ -527,6 +759,8 @@ out:
 		usbeth_monitor_close(dm.m);
 	if (dm.links)
 		mnl_socket_close(dm.links);
+	if (dm.gets)
+		mnl_socket_close(dm.gets);
 	if (dm.u)
 		usbeth_close(dm.u);
 	profset_free(&dm.set);
@@ -540,7 +774,7 @@ out:
 int main(int argc, char **argv)
 {
 	enum { O_CHECK = 256, O_EXPLAIN, O_APPLY, O_ON_STOP, O_RUNTIME,
-	       O_FORCE, O_VERSION };
+	       O_FORCE, O_VERSION, O_RCVBUF };
 	static const struct option opts[] = {
 		{ "profiles-dir", required_argument, NULL, 'd' },
 		{ "check", no_argument, NULL, O_CHECK },
@@ -549,6 +783,7 @@ int main(int argc, char **argv)
 		{ "on-stop", required_argument, NULL, O_ON_STOP },
 		{ "runtime-dir", required_argument, NULL, O_RUNTIME },
 		{ "force", no_argument, NULL, O_FORCE },
+		{ "rcvbuf", required_argument, NULL, O_RCVBUF },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -595,6 +830,21 @@ int main(int argc, char **argv)
 		case O_FORCE:
 			force = true;
 			break;
+		case O_RCVBUF: {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' ||
+			    v < 1 || v > INT_MAX / 2) {
+				fprintf(stderr, "%s: --rcvbuf: want bytes, 1 to "
+					"%d\n", prog, INT_MAX / 2);
+				return 1;
+			}
+			rcvbuf = (int)v;
+			break;
+		}
 		case 'v':
 			ulog_level = LOG_P_DEBUG;
 			break;

@@ -283,6 +283,53 @@ static void t_match_criteria(void)
 	profset_free(&s);
 }
 
+/* A netdev not on USB: only a profile with role "other" (and a driver)
+ * matches it; the default's empty match means any USB netdev.
+ */
+static void t_role_other(void)
+{
+	struct profset s = { 0 };
+	struct usbeth_dev d;
+	char why[128];
+
+	expect_err("{\"match\": {\n \"role\": \"other\"}}", 2, 2,
+		   "needs a \"driver\"");
+	expect_err("{\"match\": {\"role\": \"others\"}}", 1, 20,
+		   "\"other\"");
+	add(&s, "default", "{\"priority\": -1000, \"match\": {}}");
+	add(&s, "drv", "{\"match\": {\"driver\": \"e1000e\"}}");
+	add(&s, "nic", "{\"match\": {\"driver\": \"e1000e\", "
+	    "\"role\": \"other\"}, \"settings\": {\"tso\": false}}");
+	add(&s, "both", "{\"match\": {\"driver\": [\"e1000e\", \"cdc_ncm\"], "
+	    "\"role\": [\"host\", \"other\"]}}");
+	memset(&d, 0, sizeof(d));
+	d.ifindex = 2;
+	strcpy(d.ifname, "eth0");
+	strcpy(d.driver, "e1000e");
+	d.role = USBETH_ROLE_OTHER;
+	d.caps = USBETH_CAP_BQL;
+	d.present = USBETH_BIT(USBETH_A_IFINDEX) | USBETH_BIT(USBETH_A_ROLE);
+	CHECK(!profile_matches(profset_find(&s, "default"), &d, why,
+			       sizeof(why)));
+	CHECK(strstr(why, "not on USB") != NULL);
+	CHECK(!profile_matches(profset_find(&s, "drv"), &d, NULL, 0));
+	CHECK(profile_matches(profset_find(&s, "nic"), &d, NULL, 0));
+	CHECK(profile_matches(profset_find(&s, "both"), &d, NULL, 0));
+	/* "both" is more specific only by its list, not: tie, then name */
+	CHECK_STR(profset_select(&s, &d)->name, "both");
+	profset_remove(&s, "both");
+	CHECK_STR(profset_select(&s, &d)->name, "nic");
+	strcpy(d.driver, "igb");
+	CHECK(profset_select(&s, &d) == NULL);
+	/* a USB host: "nic" (role other only) does not match it */
+	host_dev(&d, 0x17e9, 1);
+	strcpy(d.driver, "e1000e");
+	CHECK(!profile_matches(profset_find(&s, "nic"), &d, why, sizeof(why)));
+	CHECK_STR(why, "role usb-host not matched");
+	CHECK(profile_matches(profset_find(&s, "drv"), &d, NULL, 0));
+	profset_free(&s);
+}
+
 static void t_extends(void)
 {
 	struct profset s = { 0 };
@@ -435,6 +482,7 @@ static const struct {
 	{ "hostile_inputs", t_hostile },
 	{ "specificity_then_priority", t_specificity_priority },
 	{ "match_criteria", t_match_criteria },
+	{ "role_other_needs_opt_in", t_role_other },
 	{ "extends_inheritance", t_extends },
 	{ "directories_override_mask_error", t_directories },
 	{ "knob_names", t_knob_names },
