@@ -31,7 +31,7 @@ pkgs=(
 	build-essential gcc make bc flex bison libelf-dev libssl-dev pkg-config
 	qemu-system-x86 busybox-static cpio kmod
 	iproute2 ethtool iperf3 iputils-ping util-linux
-	libmnl-dev libjson-c-dev
+	libmnl-dev libjson-c-dev udev
 	sparse shellcheck clang-14 libclang-rt-14-dev
 	dkms debhelper
 	python3 python3-yaml
