@@ -13,35 +13,9 @@
 
 #include "profile.h"
 
-static bool cur_ok;
+#include "unit_check.h"
+
 static int n_run, n_fail;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		printf("# %s:%d: failed: %s\n", __FILE__, __LINE__,	\
-		       #cond);						\
-		cur_ok = false;						\
-	}								\
-} while (0)
-
-#define CHECK_EQ(a, b) do {						\
-	long long _a = (long long)(a), _b = (long long)(b);		\
-	if (_a != _b) {							\
-		printf("# %s:%d: failed: %s == %s (%lld != %lld)\n",	\
-		       __FILE__, __LINE__, #a, #b, _a, _b);		\
-		cur_ok = false;						\
-	}								\
-} while (0)
-
-#define CHECK_STR(a, b) do {						\
-	const char *_a = (a), *_b = (b);				\
-	if (!_a || !_b || strcmp(_a, _b)) {				\
-		printf("# %s:%d: failed: %s == \"%s\" (got \"%s\")\n",	\
-		       __FILE__, __LINE__, #a, _b ? _b : "(null)",	\
-		       _a ? _a : "(null)");				\
-		cur_ok = false;						\
-	}								\
-} while (0)
 
 static const char *builtin_dir;
 
