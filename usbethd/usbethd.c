@@ -132,6 +132,33 @@ static void print_dev(const struct usbeth_dev *d)
 	printf("\n");
 }
 
+/*
+ * The one-shot commands' start: load the profiles, open the family, read
+ * DEV. 0, or the exit status (1 bad profiles, 2 no family or no device)
+ * with nothing left to free.
+ */
+static int load_and_get(const char *dev, struct profset *s, struct usbeth **u,
+			struct usbeth_dev *d)
+{
+	int err;
+
+	if (load(s))
+		return 1;
+	if (open_usbeth(u)) {
+		profset_free(s);
+		return 2;
+	}
+	err = usbeth_get(*u, 0, dev, d);
+	if (err) {
+		ulog(LOG_P_ERR, "%s: %s%s%s", dev, strerror(-err),
+		     *usbeth_errmsg(*u) ? ": " : "", usbeth_errmsg(*u));
+		usbeth_close(*u);
+		profset_free(s);
+		return 2;
+	}
+	return 0;
+}
+
 static int cmd_explain(const char *dev)
 {
 	const struct profile *win, *second = NULL;
@@ -142,20 +169,9 @@ static int cmd_explain(const char *dev)
 	size_t i;
 	int err;
 
-	if (load(&s))
-		return 1;
-	if (open_usbeth(&u)) {
-		profset_free(&s);
-		return 2;
-	}
-	err = usbeth_get(u, 0, dev, &d);
-	if (err) {
-		ulog(LOG_P_ERR, "%s: %s%s%s", dev, strerror(-err),
-		     *usbeth_errmsg(u) ? ": " : "", usbeth_errmsg(u));
-		usbeth_close(u);
-		profset_free(&s);
-		return 2;
-	}
+	err = load_and_get(dev, &s, &u, &d);
+	if (err)
+		return err;
 	print_dev(&d);
 	win = profset_select(&s, &d);
 	if (!is_usb(d.role) && !win)
@@ -239,20 +255,9 @@ static int cmd_apply(const char *dev, bool force)
 		     "itself: nothing to do (--force to apply anyway)", dev);
 		return 0;
 	}
-	if (load(&s))
-		return 1;
-	if (open_usbeth(&u)) {
-		profset_free(&s);
-		return 2;
-	}
-	err = usbeth_get(u, 0, dev, &d);
-	if (err) {
-		ulog(LOG_P_ERR, "%s: %s%s%s", dev, strerror(-err),
-		     *usbeth_errmsg(u) ? ": " : "", usbeth_errmsg(u));
-		usbeth_close(u);
-		profset_free(&s);
-		return 2;
-	}
+	err = load_and_get(dev, &s, &u, &d);
+	if (err)
+		return err;
 	engine_init(&e, u, &s);
 	r = engine_apply(&e, &d);
 	if (!is_usb(d.role) && !profset_select(&s, &d))
