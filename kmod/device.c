@@ -73,11 +73,39 @@ static u32 speed_of(enum usb_device_speed s)
 	}
 }
 
+/*
+ * Whether usbeth must hold rtnl to work on dev. Gadget netdevs: yes, u_ether
+ * moves them between parents under rtnl and their qmult records live under
+ * it. Drivers with ethtool coalesce ops: yes, ethtool calls those under
+ * rtnl. Other netdevs than USB host-side ones: yes, nothing is known of
+ * them. USB host-side netdevs otherwise do without: their knobs are the
+ * driver's own sysfs attributes and the TX queues' BQL limits, which sysfs
+ * reads and writes without rtnl, and the reference usbeth holds keeps the
+ * driver bound (its disconnect waits in unregister_netdev() for every
+ * reference), hence the USB interface and device alive. This keeps a
+ * profile applied on hotplug from queueing behind the rtnl work the hotplug
+ * itself sets off (registration, the peer's link watch, IPv6 autoconf).
+ */
+bool usbeth_needs_rtnl(struct net_device *dev)
+{
+	return is_usb_gadget_side(dev) || !is_usb_host_side(dev) ||
+	       usbeth_coalesce_caps(dev);
+}
+
+/*
+ * The driver's name as ethtool -i shows it. For USB host-side netdevs that
+ * is the USB interface driver's (usbnet takes its name from there), read
+ * without calling into ethtool ops, so it works without rtnl.
+ */
 const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
 	struct device *parent = dev->dev.parent;
 
+	if (is_usb_host_side(dev) && parent->driver && parent->driver->name) {
+		strscpy(buf, parent->driver->name, len);
+		return buf;
+	}
 	if (ops && ops->get_drvinfo) {
 		struct ethtool_drvinfo info = {};
 

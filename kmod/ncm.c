@@ -12,6 +12,7 @@
  */
 #include <linux/device.h>
 #include <linux/gfp.h>
+#include <linux/mutex.h>
 #include <linux/rtnetlink.h>
 #include <linux/usb/cdc.h>
 #include <linux/usb/cdc_ncm.h>
@@ -49,10 +50,11 @@ bool usbeth_ncm_present(struct net_device *dev)
 }
 
 /*
- * show() may use sysfs_emit(), which wants a whole page. Every read runs
- * under rtnl, so one page serves them all.
+ * show() may use sysfs_emit(), which wants a whole page: one page serves
+ * every read, under its own lock (reads run with and without rtnl).
  */
 static char *ncm_page;
+static DEFINE_MUTEX(ncm_page_lock);
 
 int usbeth_ncm_init(void)
 {
@@ -69,15 +71,20 @@ int usbeth_ncm_read(struct net_device *dev, const char *name, u32 *val)
 {
 	struct device_attribute *da = ncm_attr(dev, name);
 	ssize_t n;
+	int err;
 
-	ASSERT_RTNL();
 	if (!da || !da->show)
 		return -EOPNOTSUPP;
+	mutex_lock(&ncm_page_lock);
 	n = da->show(&dev->dev, da, ncm_page);
-	if (n < 0)
-		return n;
-	ncm_page[clamp_t(ssize_t, n, 0, PAGE_SIZE - 1)] = '\0';
-	return kstrtou32(strim(ncm_page), 0, val);
+	if (n < 0) {
+		err = n;
+	} else {
+		ncm_page[clamp_t(ssize_t, n, 0, PAGE_SIZE - 1)] = '\0';
+		err = kstrtou32(strim(ncm_page), 0, val);
+	}
+	mutex_unlock(&ncm_page_lock);
+	return err;
 }
 
 static int ncm_write(struct net_device *dev, const char *name, u32 val)

@@ -3,10 +3,13 @@
  * The usbeth generic netlink family: GET (do, dump), SET, notifications.
  * uapi/linux/usbeth.h documents the contract.
  *
- * Every handler takes rtnl, looks the device up in the caller's netns and
+ * A GET or SET looks the device up in the caller's netns, holds a reference
+ * on it, takes rtnl where the device needs it (usbeth_needs_rtnl()) and
  * re-checks that it is registered, so the driver behind it cannot go away
- * while usbeth talks to it. A SET validates every attribute before it
- * applies any, and puts back what it applied when a later one fails.
+ * while usbeth talks to it. SETs are serialised by usbeth_set_lock (taken
+ * after rtnl); one validates every attribute before it applies any, and
+ * puts back what it applied when a later one fails. Dumps walk the netns's
+ * device list under rtnl.
  */
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -15,6 +18,7 @@
 
 static struct genl_family usbeth_family;
 static bool usbeth_family_live;	/* notifications may go out */
+static DEFINE_MUTEX(usbeth_set_lock);
 
 /* Every knob, in the order a SET applies them. */
 static const struct usbeth_knob *const usbeth_knob_list[] = {
@@ -180,9 +184,27 @@ void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 				GFP_KERNEL);
 }
 
-/* Exactly one of IFINDEX / IFNAME, in the caller's netns; under rtnl. */
-static struct net_device *usbeth_lookup(struct net *net, struct nlattr **tb,
-					struct netlink_ext_ack *extack)
+/* A device a GET or SET works on, and how it is held. */
+struct usbeth_hold {
+	struct net_device *dev;
+	netdevice_tracker tracker;
+	bool rtnl;
+};
+
+static void usbeth_release(struct usbeth_hold *h)
+{
+	if (h->rtnl)
+		rtnl_unlock();
+	netdev_put(h->dev, &h->tracker);
+}
+
+/*
+ * Exactly one of IFINDEX / IFNAME, in the caller's netns. On success the
+ * device is registered, referenced, and under rtnl if it needs it; give it
+ * back with usbeth_release().
+ */
+static int usbeth_hold(struct net *net, struct nlattr **tb,
+		       struct netlink_ext_ack *extack, struct usbeth_hold *h)
 {
 	struct nlattr *idx = tb[USBETH_A_IFINDEX], *name = tb[USBETH_A_IFNAME];
 	struct net_device *dev;
@@ -190,43 +212,51 @@ static struct net_device *usbeth_lookup(struct net *net, struct nlattr **tb,
 	if (!!idx == !!name) {
 		NL_SET_ERR_MSG(extack,
 			       "give exactly one of ifindex and ifname");
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	if (idx)
+		dev = dev_get_by_index_rcu(net, nla_get_u32(idx));
+	else
+		dev = dev_get_by_name_rcu(net, nla_data(name));
+	if (dev)
+		netdev_hold(dev, &h->tracker, GFP_ATOMIC);
+	rcu_read_unlock();
+	if (dev) {
+		h->dev = dev;
+		h->rtnl = usbeth_needs_rtnl(dev);
+		if (h->rtnl)
+			rtnl_lock();
+		/* it may have gone or moved while we waited */
+		if (READ_ONCE(dev->reg_state) == NETREG_REGISTERED &&
+		    net_eq(dev_net(dev), net))
+			return 0;
+		usbeth_release(h);
 	}
 	if (idx)
-		dev = __dev_get_by_index(net, nla_get_u32(idx));
+		usbeth_extack_msg(extack, idx, "no device with ifindex %u",
+				  nla_get_u32(idx));
 	else
-		dev = __dev_get_by_name(net, nla_data(name));
-	if (!dev || dev->reg_state != NETREG_REGISTERED) {
-		if (idx)
-			usbeth_extack_msg(extack, idx, "no device with ifindex %u",
-					  nla_get_u32(idx));
-		else
-			usbeth_extack_msg(extack, name, "no device named '%s'",
-					  (char *)nla_data(name));
-		return ERR_PTR(-ENODEV);
-	}
-	return dev;
+		usbeth_extack_msg(extack, name, "no device named '%s'",
+				  (char *)nla_data(name));
+	return -ENODEV;
 }
 
 static int usbeth_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct net_device *dev;
+	struct usbeth_hold h;
 	struct sk_buff *msg;
 	int err;
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	rtnl_lock();
-	dev = usbeth_lookup(genl_info_net(info), info->attrs, info->extack);
-	if (IS_ERR(dev)) {
-		err = PTR_ERR(dev);
-		goto out;
+	err = usbeth_hold(genl_info_net(info), info->attrs, info->extack, &h);
+	if (!err) {
+		err = usbeth_fill_dev(msg, h.dev, info->snd_portid,
+				      info->snd_seq, 0, USBETH_CMD_GET);
+		usbeth_release(&h);
 	}
-	err = usbeth_fill_dev(msg, dev, info->snd_portid, info->snd_seq, 0,
-			      USBETH_CMD_GET);
-out:
-	rtnl_unlock();
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -313,17 +343,17 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct usbeth_saved *sv = NULL;
 	struct usbeth_req req = { .tb = tb, .extack = extack, .bql_queue = -1 };
 	struct usbeth_ident id;
+	struct usbeth_hold h;
 	unsigned int i, q, n = 0, nsv = 0;
 	bool changed = false;
 	char drv[32];
 	int err;
 
-	rtnl_lock();
-	req.dev = usbeth_lookup(genl_info_net(info), tb, extack);
-	if (IS_ERR(req.dev)) {
-		err = PTR_ERR(req.dev);
-		goto unlock;
-	}
+	err = usbeth_hold(genl_info_net(info), tb, extack, &h);
+	if (err)
+		return err;
+	mutex_lock(&usbeth_set_lock);
+	req.dev = h.dev;
 	usbeth_ident(req.dev, &id);
 	req.caps = id.caps;
 	if (tb[USBETH_A_BQL_QUEUE_INDEX])
@@ -452,7 +482,8 @@ free:
 		kfree(sv[i].old);
 	kfree(sv);
 unlock:
-	rtnl_unlock();
+	mutex_unlock(&usbeth_set_lock);
+	usbeth_release(&h);
 	return err;
 }
 
@@ -480,7 +511,7 @@ static struct genl_family usbeth_family __ro_after_init = {
 	.name		= USBETH_GENL_NAME,
 	.version	= USBETH_GENL_VERSION,
 	.netnsok	= true,
-	.parallel_ops	= true,		/* rtnl serialises what matters */
+	.parallel_ops	= true,		/* see usbeth_hold(), usbeth_set_lock */
 	.module		= THIS_MODULE,
 	.ops		= usbeth_ops,
 	.n_ops		= ARRAY_SIZE(usbeth_ops),

@@ -2,9 +2,12 @@
 /*
  * usbeth internals.
  *
- * Locking: everything that touches a device runs under rtnl: the genl
- * handlers take it, the netdev notifier runs under it. The gadget records
- * (device.c) are only touched under rtnl.
+ * Locking: a genl handler holds a reference on the device it works on and
+ * takes rtnl unless usbeth_needs_rtnl() says the device does without (USB
+ * host-side netdevs whose knobs are all sysfs-style: see device.c); dumps
+ * and the netdev notifier run under rtnl. SETs are serialised by a mutex
+ * taken after rtnl. The gadget records (device.c) are only touched under
+ * rtnl, which gadget netdevs always get.
  */
 #ifndef _USBETH_H
 #define _USBETH_H
@@ -57,6 +60,7 @@ struct usbeth_knob {
 /* device.c */
 void usbeth_ident(struct net_device *dev, struct usbeth_ident *id);
 const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len);
+bool usbeth_needs_rtnl(struct net_device *dev);
 bool usbeth_qmult_active(struct net_device *dev, u32 *qmult);
 void usbeth_qmult_will_change(struct net_device *dev);
 int usbeth_device_init(void);
