@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kmod/ builds against the stock headers with W=1 and no warning, is sparse
-# clean (C=2), and checkpatch clean (--strict), as kernel code must be.
+# kmod/ (and the selftests' helper module, selftests/kmod/) builds against
+# the stock headers with W=1 and no warning, is sparse clean (C=2), and
+# checkpatch clean (--strict), as kernel code must be.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib.sh"
 top=$USBETH_TOP
@@ -18,6 +19,7 @@ eval "$env"
 scratch=$top/build/kmod-static
 rm -rf "$scratch" && mkdir -p "$scratch"
 cp -r "$top/Kbuild" "$top/kmod" "$top/uapi" "$scratch/"
+mkdir -p "$scratch/selftests" && cp -r "$top/selftests/kmod" "$scratch/selftests/"
 find "$scratch" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 
 warnings() { grep -E '(warning|error):' "$1" | grep -v 'Skipping BTF' ; }
@@ -49,7 +51,7 @@ if [ -r "$CHECKPATCH" ]; then
 	# dwNtbInMaxSize). compat.h exists to compare LINUX_VERSION_CODE, so
 	# those two checks are off for it alone.
 	files=("$top"/uapi/linux/usbeth.h)
-	for f in "$top"/kmod/*.[ch]; do
+	for f in "$top"/kmod/*.[ch] "$top"/selftests/kmod/*.[ch]; do
 		case $f in *.mod.c|*/compat.h) ;; *) files+=("$f") ;; esac
 	done
 	cp_run() {
