@@ -3,12 +3,17 @@
 #
 # usbethd benchmark, inside the usbeth VM (figures, no timed assertions):
 #   1. hotplug-to-applied latency p50/p99 over N plugs (default 100) of a
-#      "cellular modem" (the modem profile changes two knobs on every plug):
-#      from the NEW notification to the CHANGE the daemon's set causes, both
-#      seen by selftests/bench/usbethd-lat;
-#   2. the same values written by a udev-style handler that spawns a shell
-#      per event (sh -c with two sysfs writes), NEW to the shell's exit;
-#      and, as the floor, a client doing only the one usbeth SET per NEW;
+#      "cellular modem" (the modem profile changes two knobs on every plug),
+#      timed in the kernel: from usbeth sending the NEW notification to it
+#      building the CHANGE that the daemon's SET causes (kprobes on the
+#      module, CLOCK_MONOTONIC), with no other listener running, and split
+#      by the daemon's own timing lines (-v) into: NEW sent -> daemon
+#      running, its work up to the SET, the SET;
+#   2. with the same clock: the floor of any handler (a listener that only
+#      reads the NEW), the floor of any usbeth client (one SET per NEW,
+#      nothing else), and the udev-style baseline (a shell spawned per event
+#      writing the same values through sysfs, to its exit); the ratio of the
+#      baseline to the daemon;
 #   3. the daemon's RSS after start and after 1000 events (the plugs, then
 #      netns round trips of the gadget netdev: a DEL and a NEW each);
 #   4. its wakeups (context switches) while idle for 10 s.
@@ -20,18 +25,50 @@ LAT=$USBETH_TOP/selftests/bench/usbethd-lat
 BUILTIN=$USBETH_TOP/usbethd/profiles.d
 N=${USBETHD_BENCH_PLUGS:-100}
 W=/tmp/usbethd-bench
-DPID= DFD= LFD=
+T=/sys/kernel/tracing
+DPID='' DFD='' PFD='' ppid=''
 
 [ -x "$D" ] && [ -x "$LAT" ] || ktap_skip_all "usbethd or usbethd-lat not built (make -C usbethd)"
 cleanup() {
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	[ -n "$ppid" ] && kill "$ppid" 2>/dev/null
 	wait 2>/dev/null
+	if [ -d "$T/events/usbeth_bench" ]; then
+		echo 0 > "$T/events/usbeth_bench/enable"
+		echo > "$T/kprobe_events"
+	fi
 	ip netns del bench-rt 2>/dev/null
 	ncm_teardown
 }
 trap cleanup EXIT
 rm -rf "$W" && mkdir -p "$W/run"
-ktap_plan 5
+ktap_plan 6
+
+# --- the kernel's clock: kprobes on the module's NEW notification and on
+# the fill of a CHANGE (the values are in the driver by then), with the
+# netdev's name; enum usbeth_cmd: NEW_NTF 3, CHANGE_NTF 5
+mountpoint -q "$T" || mount -t tracefs none "$T" 2>/dev/null
+[ -w "$T/kprobe_events" ] || ktap_skip_all "no tracefs kprobe events in this kernel"
+echo mono > "$T/trace_clock" || bail "trace_clock mono"
+echo 4096 > "$T/buffer_size_kb"
+{
+	echo 'p:usbeth_bench/usbeth_new usbeth_notify_dev name=+0($arg1):string cmd=$arg2:u8'
+	echo 'p:usbeth_bench/usbeth_applied usbeth_fill_dev name=+0($arg2):string cmd=$arg6:u8'
+} > "$T/kprobe_events" || bail "cannot place kprobes on usbeth"
+echo 'cmd == 3' > "$T/events/usbeth_bench/usbeth_new/filter" &&
+	echo 'cmd == 5' > "$T/events/usbeth_bench/usbeth_applied/filter" || bail "kprobe filters"
+echo 1 > "$T/events/usbeth_bench/enable"
+trace_begin() { echo 0 > "$T/tracing_on"; echo > "$T/trace"; echo 1 > "$T/tracing_on"; }
+# trace_end NAME: "new|applied IFNAME T_US" per event to $W/NAME.k
+trace_end() {
+	echo 0 > "$T/tracing_on"
+	awk 'match($0, / [0-9]+\.[0-9]+: usbeth_(new|applied):/) {
+		t = substr($0, RSTART + 1, RLENGTH - 1); sub(/:.*/, "", t)
+		ev = ($0 ~ /: usbeth_new:/) ? "new" : "applied"
+		n = $0; sub(/.*name="/, "", n); sub(/".*/, "", n)
+		printf "%s %s %.0f\n", ev, n, t * 1000000
+	}' "$T/trace" > "$W/$1.k"
+}
 
 ncm_setup -s super -v 0x1199 -p 0x9071
 ncm_unplug
@@ -41,59 +78,80 @@ ip link set dev "$gadget" up
 
 status() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 ctxt() { echo $(($(status "$1" voluntary_ctxt_switches) + $(status "$1" nonvoluntary_ctxt_switches))); }
+pct() { sort -n "$1" | awk -v p="$2" '{ a[NR] = $1 } END { i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print a[i] }'; }
 
-# plugs MODE [SCRIPT]: N plugs measured by usbethd-lat; latencies (us) to
-# $W/MODE (or $W/$OUT), when it saw each NEW to $W/MODE.t0
-OUT=
+# plugs NAME FD PATTERN: N plugs; after each, the first line on FD that
+# matches PATTERN (the handler is done) goes to $W/NAME.u, other lines to
+# $W/NAME.log; the kernel's events to $W/NAME.k
 plugs() {
-	local mode=${OUT:-$1} line i host
-	exec {LFD}< <(exec "$LAT" "$1" "$N" "${@:2}")
-	read -r -t 30 -u "$LFD" line && [ "$line" = ready ] || return 1
-	: > "$W/$mode"
-	: > "$W/$mode.t0"
+	local i line host
+	: > "$W/$1.u"
+	trace_begin
 	for ((i = 1; i <= N; i++)); do
 		echo "$NCM_UDC" > "$NCM_GADGET/UDC" || return 1
-		read -r -t 60 -u "$LFD" line || { ktap_info "plug $i: no measurement"; return 1; }
-		set -- $line
-		host=$2
-		echo "$3" >> "$W/$mode"
-		echo "$4" >> "$W/$mode.t0"
+		while :; do
+			read -r -t 60 -u "$2" line || { ktap_info "plug $i: the handler said nothing"; return 1; }
+			# shellcheck disable=SC2053 # $3 is a pattern
+			[[ $line == $3 ]] && break
+			echo "$line" >> "$W/$1.log"
+		done
+		echo "$line" >> "$W/$1.u"
+		case $line in
+		wake\ *|setter\ *|spawn\ *) read -r _ host _ <<< "$line" ;;
+		*) host=${line%%:*} ;;
+		esac
 		echo "" > "$NCM_GADGET/UDC" || return 1
 		"$NLWAIT" -t 30 gone "$host" || return 1
 	done
-	exec {LFD}<&-
+	trace_end "$1"
 }
-pct() { sort -n "$1" | awk -v p="$2" '{ a[NR] = $1 } END { i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print a[i] }'; }
 
-# --- the daemon
-# -v: a line per NEW with where the time went, logged after the work
+# to_applied NAME: per NEW, the time to the CHANGE of the same netdev
+to_applied() {
+	awk '$1 == "new" { t0[$2] = $3 }
+	     $1 == "applied" && ($2 in t0) { print $3 - t0[$2]; delete t0[$2] }' \
+		"$W/$1.k" > "$W/$1.lat"
+}
+# to_user NAME: per NEW, the time to the handler's line (its third field)
+to_user() {
+	awk '$1 == "new" { print $3 }' "$W/$1.k" | paste -d' ' - <(awk '{ print $3 }' "$W/$1.u") |
+		awk 'NF == 2 { print $2 - $1 }' > "$W/$1.lat"
+}
+# summary NAME WHAT: "WHAT over N plugs: p50 .., p99 ..", and $p50/$p99 set
+summary() {
+	local n
+	n=$(wc -l < "$W/$1.lat")
+	p50=$(pct "$W/$1.lat" 50) p99=$(pct "$W/$1.lat" 99)
+	ktap_info "$2: over $n plugs: p50 $p50 us, p99 $p99 us"
+	[ "$n" -eq "$N" ] || ktap_info "($1: $n of $N plugs measured: the kernel's events and the handler's lines did not pair up)"
+	[ "$n" -gt 0 ]
+}
+
+# --- the daemon (-v: a line per NEW with where the time went, logged after
+# the work, which is also the sign that it is done)
 exec {DFD}< <(exec "$D" -v -d "$BUILTIN" --runtime-dir "$W/run" 2>&1)
 DPID=$!
 while read -r -t 30 -u "$DFD" line; do [[ $line == ready:* ]] && break; done
-# keep its log drained, so that it never blocks on a full pipe
-cat <&"$DFD" > "$W/daemon.log" &
-drain=$!
 rss_start=$(status "$DPID" VmRSS)
-
-if plugs daemon; then
-	d50=$(pct "$W/daemon" 50) d99=$(pct "$W/daemon" 99)
-	ktap_info "usbethd: hotplug-to-applied over $N plugs: p50 ${d50} us, p99 ${d99} us (target p99 <= 2000 us)"
-	# the daemon's own view, from its timing lines (-v): when it parsed
-	# the NEW relative to usbethd-lat (both CLOCK_MONOTONIC; > 0: later),
-	# then to its first usbeth set, and the time in those sets (kernel
-	# round trips, the rtnl lock included)
-	sed -n 's/.*: new (ifindex [0-9]*): timing: woken \([0-9]*\), parsed +\([0-9]*\), set +\([0-9]*\), done +[0-9]*, in sets \([0-9]*\)$/\1 \2 \3 \4/p' \
-		"$W/daemon.log" | tail -n "$N" > "$W/dtiming"
-	paste -d' ' "$W/dtiming" "$W/daemon.t0" | awk '{ print $1 + $2 - $5 }' > "$W/col"
-	ktap_info "usbethd: parsed the NEW after usbethd-lat did: p50 $(pct "$W/col" 50) us, p99 $(pct "$W/col" 99) us"
-	awk '{ print $3 }' "$W/dtiming" > "$W/col"
-	ktap_info "usbethd: NEW parsed to its usbeth set sent: p50 $(pct "$W/col" 50) us, p99 $(pct "$W/col" 99) us"
-	awk '{ print $4 }' "$W/dtiming" > "$W/col"
-	ktap_info "usbethd: in the usbeth set: p50 $(pct "$W/col" 50) us, p99 $(pct "$W/col" 99) us"
+if plugs daemon "$DFD" '*: new (ifindex *): timing: *' && to_applied daemon &&
+	summary daemon "usbethd: NEW sent to values applied (target p99 <= 2000 us)"; then
+	d50=$p50 d99=$p99
+	# its own timing lines: poll() returned (CLOCK_MONOTONIC), NEW
+	# parsed +, first SET sent +, done +, in sets
+	sed -n 's/.*timing: woken \([0-9]*\), parsed +\([0-9]*\), set +\([0-9]*\), done +[0-9]*, in sets \([0-9]*\)$/\1 \2 \3 \4/p' \
+		"$W/daemon.u" > "$W/dtiming"
+	awk '$1 == "new" { print $3 }' "$W/daemon.k" | paste -d' ' - "$W/dtiming" |
+		awk 'NF == 5 { print $2 - $1 > "'"$W"'/d.wake"; print $3 + $4 > "'"$W"'/d.work"; print $5 > "'"$W"'/d.set" }'
+	ktap_info "  NEW sent to usbethd running: p50 $(pct "$W/d.wake" 50) us, p99 $(pct "$W/d.wake" 99) us"
+	ktap_info "  its work, NEW read to SET sent: p50 $(pct "$W/d.work" 50) us, p99 $(pct "$W/d.work" 99) us"
+	ktap_info "  the SET (kernel round trip): p50 $(pct "$W/d.set" 50) us, p99 $(pct "$W/d.set" 99) us"
 	ktap_ok daemon_latency
 else
 	ktap_fail daemon_latency
 fi
+# keep its log drained from now on, so that it never blocks on a full pipe
+cat <&"$DFD" >> "$W/daemon.log" &
+drain=$!
 
 # more events: netns round trips of the gadget netdev (DEL + NEW each)
 ip netns add bench-rt
@@ -116,32 +174,50 @@ wait "$DPID" 2>/dev/null
 DPID=
 kill "$drain" 2>/dev/null
 
-# --- the floor: a client doing only the usbeth SET of the same two values
-# on each NEW, nothing else (no profiles, no records, no logs): what the
-# kernel path and the scheduling of this VM cost any client
-exec {SFD}< <(exec "$LAT" setter)
-setter=$!
-read -r -t 30 -u "$SFD" line && [ "$line" = ready ] || ktap_info "the setter did not start"
-if OUT=floor plugs daemon; then
-	f50=$(pct "$W/floor" 50) f99=$(pct "$W/floor" 99)
-	ktap_info "floor (one SET per NEW, nothing else): over $N plugs: p50 ${f50} us, p99 ${f99} us"
-	[ -n "${d50:-}" ] && ktap_info "usbethd over the floor: p50 $((d50 - f50)) us, p99 $((d99 - f99)) us"
-	ktap_ok floor_latency
+# --- the floors: what this VM costs any handler, and any usbeth client
+exec {PFD}< <(exec "$LAT" wake "$N")
+ppid=$!
+read -r -t 30 -u "$PFD" line && [ "$line" = ready ] || ktap_info "usbethd-lat did not start"
+if plugs wake "$PFD" 'wake *' && to_user wake &&
+	summary wake "floor of any handler (reads the NEW, nothing else)"; then
+	ktap_ok wake_floor
 else
-	ktap_fail floor_latency
+	ktap_fail wake_floor
 fi
-kill "$setter" 2>/dev/null
-exec {SFD}<&-
+wait "$ppid" 2>/dev/null
+exec {PFD}<&-
+
+exec {PFD}< <(exec "$LAT" setter)
+ppid=$!
+read -r -t 30 -u "$PFD" line && [ "$line" = ready ] || ktap_info "usbethd-lat did not start"
+if plugs setter "$PFD" 'setter *' && to_applied setter &&
+	summary setter "floor of any usbeth client (one SET per NEW, nothing else)"; then
+	[ -n "${d50:-}" ] && ktap_info "usbethd over this floor: p50 $((d50 - p50)) us, p99 $((d99 - p99)) us"
+	ktap_ok setter_floor
+else
+	ktap_fail setter_floor
+fi
+kill "$ppid" 2>/dev/null
+wait "$ppid" 2>/dev/null
+ppid=
+exec {PFD}<&-
 
 # --- the udev-style baseline: a shell per event writing the same values
 script='echo 50 > /sys/class/net/$IFACE/cdc_ncm/tx_timer_usecs; echo 8192 > /sys/class/net/$IFACE/queues/tx-0/byte_queue_limits/limit_max'
-if plugs spawn "$script"; then
-	s50=$(pct "$W/spawn" 50) s99=$(pct "$W/spawn" 99)
-	ktap_info "shell per event: over $N plugs: p50 ${s50} us, p99 ${s99} us"
+exec {PFD}< <(exec "$LAT" spawn "$N" "$script")
+ppid=$!
+read -r -t 30 -u "$PFD" line && [ "$line" = ready ] || ktap_info "usbethd-lat did not start"
+if plugs spawn "$PFD" 'spawn *' && to_user spawn &&
+	summary spawn "shell per event (to its exit)"; then
+	s50=$p50 s99=$p99
 	ktap_ok spawn_latency
 else
 	ktap_fail spawn_latency
 fi
+wait "$ppid" 2>/dev/null
+ppid=
+exec {PFD}<&-
+
 if [ -n "${d50:-}" ] && [ -n "${s50:-}" ]; then
 	ktap_info "ratio shell/usbethd: p50 $(awk "BEGIN { printf \"%.1f\", $s50 / $d50 }")x, p99 $(awk "BEGIN { printf \"%.1f\", $s99 / $d99 }")x (target >= 10x)"
 	ktap_ok ratio
