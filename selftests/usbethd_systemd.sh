@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# usbethd under systemd, with the unit shipped in packaging/ and all its
+# hardening: systemd (the distribution's, 252 on Debian 12) runs as PID 1 of
+# a PID namespace in container mode, sharing this VM's network, with the
+# unit installed as a runtime unit (a drop-in only points ExecStart at the
+# build tree and its built-in profiles). Checked: start returns once the
+# daemon said READY (Type=notify); the process has only CAP_NET_ADMIN,
+# no_new_privs and a seccomp filter; a "cellular modem" plugged in gets its
+# profile through all that (cdc_ncm sysfs); reload keeps it running; stop
+# restores the driver's value; systemd-analyze's exposure score.
+source "$(dirname "$0")/lib.sh"
+
+SD=/lib/systemd/systemd
+U=/run/systemd/system
+SDLOG=/tmp/usbethd-systemd.log
+upid='' sdpid=''
+
+cleanup() {
+	local t=$SECONDS wd
+	if [ -n "$sdpid" ]; then
+		sc systemctl exit > /dev/null 2>&1
+		watchdog 30 "$sdpid" > /dev/null 2>&1 &
+		wd=$!
+		wait "$upid" 2>/dev/null
+		kill "$wd" 2>/dev/null
+		echo "# systemd ended $((SECONDS - t)) s after it was told to exit"
+	fi
+	monitor_stop_all
+	rm -rf "$U"
+	ncm_teardown
+}
+trap cleanup EXIT
+ktap_plan 11
+[ -x "$SD" ] || ktap_skip_all "no systemd ($SD)"
+command -v unshare > /dev/null && command -v nsenter > /dev/null ||
+	ktap_skip_all "unshare/nsenter (util-linux) missing"
+
+# sc CMD...: a command inside the systemd's namespaces (systemctl refuses
+# to talk to a PID 1 outside its own PID namespace)
+sc() { nsenter -t "$sdpid" -p -m -r -w "$@"; }
+# watchdog SECONDS PID: kill PID after SECONDS unless killed first
+watchdog() {
+	sleep "$1" &
+	local s=$!
+	trap 'kill $s' TERM
+	wait $s && kill -9 "$2" 2>/dev/null
+}
+
+# --- the unit, as packaged; udev masked (it would rename netdevs under
+# the other tests' feet); the boot target pulls nothing
+rm -rf "$U" && mkdir -p "$U/usbethd.service.d"
+sed "s|@SBINDIR@|$USBETH_TOP/usbethd|" "$USBETH_TOP/packaging/usbethd.service" > "$U/usbethd.service"
+cat > "$U/usbethd.service.d/selftest.conf" <<EOF2
+[Service]
+ExecStart=
+ExecStart=$USBETH_TOP/usbethd/usbethd -d $USBETH_TOP/usbethd/profiles.d
+EOF2
+for m in systemd-udevd.service systemd-udev-trigger.service systemd-udev-settle.service \
+	 systemd-udevd-control.socket systemd-udevd-kernel.socket; do
+	ln -s /dev/null "$U/$m"
+done
+cat > "$U/usbeth-selftest.target" <<'EOF2'
+[Unit]
+Description=usbeth selftest boot: nothing until asked
+DefaultDependencies=no
+EOF2
+
+ncm_setup -s super -v 0x1199 -p 0x9071
+ncm_unplug
+gadget=$NCM_GADGET_IF
+ip -n "$NCM_GADGET_NS" link set dev "$gadget" netns 1 || bail "cannot move $gadget back"
+ip link set dev "$gadget" up
+
+unshare --pid --fork --mount --propagation private sh -c '
+	mount -t proc proc /proc && mount -t cgroup2 cgroup2 /sys/fs/cgroup &&
+	exec env container=usbeth-selftest "$0" --system --unit=usbeth-selftest.target \
+		--log-target=console --show-status=no' "$SD" > "$SDLOG" 2>&1 < /dev/null &
+upid=$!
+# systemd's manager socket appears when it is up: nothing to wait on but
+# polling for it (bounded)
+for ((i = 0; i < 300; i++)); do
+	sdpid=$(pgrep -P "$upid")
+	[ -n "$sdpid" ] && [ -S /run/systemd/private ] && break
+	sleep 0.1
+done
+[ -n "$sdpid" ] && [ -S /run/systemd/private ] || { sed 's/^/# /' "$SDLOG"; bail "systemd did not come up"; }
+ktap_info "systemd $(sc systemctl --version | head -n1 | cut -d' ' -f2) as PID 1 of a PID namespace (pid $sdpid outside)"
+ktap_expect_eq systemd_running "$(sc systemctl is-system-running --wait 2>&1)" running
+
+# --- start: Type=notify, so this returns once the daemon said READY=1
+monitor_start ""
+ktap_check unit_starts sc systemctl start usbethd.service
+ktap_expect_eq unit_active "$(sc systemctl show -p ActiveState,SubState --value usbethd.service | tr '\n' ' ')" "active running "
+mp=$(sc systemctl show -p MainPID --value usbethd.service)
+st=$(sc cat "/proc/$mp/status")
+capbnd=$(sed -n 's/^CapBnd:\t//p' <<< "$st") capeff=$(sed -n 's/^CapEff:\t//p' <<< "$st")
+# CAP_NET_ADMIN is capability 12
+ktap_expect_eq only_cap_net_admin "bnd=$capbnd eff=$capeff" "bnd=0000000000001000 eff=0000000000001000"
+ktap_expect_eq no_new_privs_and_seccomp \
+	"$(sed -n 's/^NoNewPrivs:\t//p; s/^Seccomp:\t//p' <<< "$st" | tr '\n' ' ')" "1 2 "
+
+# --- a cellular modem appears: its profile gets through the hardening
+echo "$NCM_UDC" > "$NCM_GADGET/UDC"
+host=''
+if ev=$(monitor_expect '^new .* role=usb-host' 60); then
+	host=$(sed -n 's/.* ifname=\([^ ]*\).*/\1/p' <<< "$ev")
+	idx=$(sed -n 's/.* ifindex=\([0-9]*\).*/\1/p' <<< "$ev")
+fi
+if [ -n "$host" ] && monitor_expect "^change ifindex=$idx " 60 > /dev/null; then
+	ktap_expect_eq modem_profile_applied "$(cat "/sys/class/net/$host/cdc_ncm/tx_timer_usecs")" 50
+else
+	ktap_fail modem_profile_applied "no NEW and CHANGE of the host netdev within 60 s"
+fi
+sc journalctl -q -o cat -u usbethd.service | sed 's/^/#   journal: /'
+
+# --- reload (ExecReload: SIGHUP; RELOADING=1 then READY=1)
+ktap_check unit_reloads sc systemctl reload usbethd.service
+ktap_expect_eq active_after_reload "$(sc systemctl show -p ActiveState --value usbethd.service)" active
+
+# --- stop: the daemon restores what it changed before it exits
+ktap_check unit_stops sc systemctl stop usbethd.service
+ktap_expect_eq stop_restored "$(cat "/sys/class/net/${host:-none}/cdc_ncm/tx_timer_usecs" 2>&1)" 400
+
+# --- what systemd thinks of the sandbox (0 best .. 10 worst)
+score=$(sc systemd-analyze security --no-pager usbethd.service 2>&1 |
+	sed -n 's/.*Overall exposure level for usbethd.service: \([0-9.]*\).*/\1/p')
+ktap_info "systemd-analyze security: overall exposure ${score:-?} (0 = fully sandboxed, 10 = none)"
+ktap_check exposure_at_most_2 awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.0) }'
+ktap_finish
