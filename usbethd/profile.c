@@ -892,6 +892,26 @@ static bool id_in(const struct id_match *ids, size_t n, uint16_t v)
 	return false;
 }
 
+/* The device's vendor or product id against a list of the profile's (an
+ * empty list matches anything); why says what failed.
+ */
+static bool id_matches(const struct id_match *ids, size_t n, bool has,
+		       uint16_t v, const char *what, const char *key,
+		       char *why, size_t whylen)
+{
+	if (!n)
+		return true;
+	if (!has) {
+		snprintf(why, whylen, "no USB %s id", what);
+		return false;
+	}
+	if (!id_in(ids, n, v)) {
+		snprintf(why, whylen, "%s %04x not matched", key, v);
+		return false;
+	}
+	return true;
+}
+
 static const char *speed_str(int s)
 {
 	const char *n = usbeth_speed_name((uint32_t)s);
@@ -916,28 +936,11 @@ bool profile_matches(const struct profile *p, const struct usbeth_dev *dev,
 		snprintf(why, whylen, "no \"match\" (a base for \"extends\")");
 		return false;
 	}
-	if (m->n_vid) {
-		if (!usbeth_dev_has(dev, USBETH_A_USB_VID)) {
-			snprintf(why, whylen, "no USB vendor id");
-			return false;
-		}
-		if (!id_in(m->vid, m->n_vid, dev->usb_vid)) {
-			snprintf(why, whylen, "vid %04x not matched",
-				 dev->usb_vid);
-			return false;
-		}
-	}
-	if (m->n_pid) {
-		if (!usbeth_dev_has(dev, USBETH_A_USB_PID)) {
-			snprintf(why, whylen, "no USB product id");
-			return false;
-		}
-		if (!id_in(m->pid, m->n_pid, dev->usb_pid)) {
-			snprintf(why, whylen, "pid %04x not matched",
-				 dev->usb_pid);
-			return false;
-		}
-	}
+	if (!id_matches(m->vid, m->n_vid, usbeth_dev_has(dev, USBETH_A_USB_VID),
+			dev->usb_vid, "vendor", "vid", why, whylen) ||
+	    !id_matches(m->pid, m->n_pid, usbeth_dev_has(dev, USBETH_A_USB_PID),
+			dev->usb_pid, "product", "pid", why, whylen))
+		return false;
 	if (m->n_driver) {
 		for (i = 0; i < m->n_driver; i++)
 			if (!strcmp(m->driver[i], dev->driver))
