@@ -5,7 +5,8 @@
 # hardening: systemd (the distribution's, 252 on Debian 12) runs as PID 1 of
 # a PID namespace in container mode, sharing this VM's network, with the
 # unit installed as a runtime unit (a drop-in only points ExecStart at the
-# build tree and its built-in profiles). Checked: start returns once the
+# daemon and its built-in profiles, copied under /run: PrivateTmp= would hide
+# a tree that lives under /tmp). Checked: start returns once the
 # daemon said READY (Type=notify); the process has only CAP_NET_ADMIN,
 # no_new_privs and a seccomp filter; a "cellular modem" plugged in gets its
 # profile through all that (cdc_ncm sysfs); reload keeps it running; stop
@@ -15,6 +16,7 @@ source "$(dirname "$0")/lib.sh"
 SD=/lib/systemd/systemd
 U=/run/systemd/system
 SDLOG=/tmp/usbethd-systemd.log
+STAGE=/run/usbethd-selftest
 upid='' sdpid=''
 
 cleanup() {
@@ -28,7 +30,7 @@ cleanup() {
 		echo "# systemd ended $((SECONDS - t)) s after it was told to exit"
 	fi
 	monitor_stop_all
-	rm -rf "$U"
+	rm -rf "$U" "$STAGE"
 	ncm_teardown
 }
 trap cleanup EXIT
@@ -50,12 +52,14 @@ watchdog() {
 
 # --- the unit, as packaged; udev masked (it would rename netdevs under
 # the other tests' feet); the boot target pulls nothing
-rm -rf "$U" && mkdir -p "$U/usbethd.service.d"
-sed "s|@SBINDIR@|$USBETH_TOP/usbethd|" "$USBETH_TOP/packaging/usbethd.service" > "$U/usbethd.service"
+rm -rf "$U" "$STAGE" && mkdir -p "$U/usbethd.service.d" "$STAGE/sbin"
+cp "$USBETH_TOP/usbethd/usbethd" "$STAGE/sbin/" && cp -r "$USBETH_TOP/usbethd/profiles.d" "$STAGE/" ||
+	bail "cannot stage the daemon in $STAGE"
+sed "s|@SBINDIR@|$STAGE/sbin|" "$USBETH_TOP/packaging/usbethd.service" > "$U/usbethd.service"
 cat > "$U/usbethd.service.d/selftest.conf" <<EOF2
 [Service]
 ExecStart=
-ExecStart=$USBETH_TOP/usbethd/usbethd -d $USBETH_TOP/usbethd/profiles.d
+ExecStart=$STAGE/sbin/usbethd -d $STAGE/profiles.d
 EOF2
 for m in systemd-udevd.service systemd-udev-trigger.service systemd-udev-settle.service \
 	 systemd-udevd-control.socket systemd-udevd-kernel.socket; do
@@ -92,7 +96,12 @@ ktap_expect_eq systemd_running "$(sc systemctl is-system-running --wait 2>&1)" r
 # --- start: Type=notify, so this returns once the daemon said READY=1
 # (the first start also runs sysinit.target's units)
 t=$SECONDS
-ktap_check unit_starts sc systemctl start usbethd.service
+if sc systemctl start usbethd.service; then
+	ktap_ok unit_starts
+else
+	ktap_fail unit_starts "systemctl start usbethd.service failed"
+	sc systemctl status --no-pager usbethd.service 2>&1 | sed 's/^/#   /'
+fi
 ktap_info "systemctl start took $((SECONDS - t)) s"
 ktap_expect_eq unit_active "$(sc systemctl show -p ActiveState,SubState --value usbethd.service | tr '\n' ' ')" "active running "
 mp=$(sc systemctl show -p MainPID --value usbethd.service)
