@@ -1413,10 +1413,7 @@ static void t_json_writer(void)
 
 /* ---------------------------------------------------------------- main -- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct unit_test tests[] = {
 	{ "options", t_options },
 	{ "option_errors", t_option_errors },
 	{ "values_every_unit_form", t_values },
@@ -1439,19 +1436,5 @@ static const struct {
 
 int main(void)
 {
-	size_t i, failed = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("KTAP version 1\n1..%zu\n", ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++) {
-		cur_ok = true;
-		tests[i].fn();
-		if (!cur_ok)
-			failed++;
-		printf("%sok %zu %s\n", cur_ok ? "" : "not ", i + 1,
-		       tests[i].name);
-	}
-	printf("# totals: pass:%zu fail:%zu skip:0\n",
-	       ARRAY_SIZE(tests) - failed, failed);
-	return failed ? 1 : 0;
+	return unit_run(tests, ARRAY_SIZE(tests));
 }

@@ -1461,10 +1461,7 @@ static void t_names(void)
 
 /* ---------------------------------------------------------------- main -- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct unit_test tests[] = {
 	{ "parse_full_reply", t_parse_full_reply },
 	{ "parse_minimal_presence", t_parse_minimal_presence },
 	{ "parse_bql_queues", t_parse_bql_queues },
@@ -1493,19 +1490,5 @@ static const struct {
 
 int main(void)
 {
-	size_t i, failed = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("KTAP version 1\n1..%zu\n", ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++) {
-		cur_ok = true;
-		tests[i].fn();
-		if (!cur_ok)
-			failed++;
-		printf("%sok %zu %s\n", cur_ok ? "" : "not ", i + 1,
-		       tests[i].name);
-	}
-	printf("# totals: pass:%zu fail:%zu skip:0\n",
-	       ARRAY_SIZE(tests) - failed, failed);
-	return failed ? 1 : 0;
+	return unit_run(tests, ARRAY_SIZE(tests));
 }

@@ -15,7 +15,6 @@
 
 #include "unit_check.h"
 
-static int n_run, n_fail;
 
 static const char *builtin_dir;
 
@@ -446,10 +445,7 @@ static void t_line_col(void)
 	CHECK_EQ(c, 3);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct unit_test tests[] = {
 	{ "builtin_profiles_load_and_select", t_builtins_load },
 	{ "syntax_errors_line_col", t_syntax_errors },
 	{ "schema_errors_line_col", t_schema_errors },
@@ -465,19 +461,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	size_t i, n = sizeof(tests) / sizeof(tests[0]);
-
 	builtin_dir = argc > 1 ? argv[1] : "profiles.d";
-	printf("KTAP version 1\n1..%zu\n", n);
-	for (i = 0; i < n; i++) {
-		cur_ok = true;
-		tests[i].fn();
-		n_run++;
-		if (!cur_ok)
-			n_fail++;
-		printf("%s %zu %s\n", cur_ok ? "ok" : "not ok", i + 1,
-		       tests[i].name);
-	}
-	printf("# totals: pass:%d fail:%d\n", n_run - n_fail, n_fail);
-	return n_fail ? 1 : 0;
+	return unit_run(tests, sizeof(tests) / sizeof(tests[0]));
 }
