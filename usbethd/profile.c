@@ -142,6 +142,16 @@ static void sc_ws(struct scan *s)
 		s->pos++;
 }
 
+/* Past white space and the character c; false when another comes. */
+static bool sc_char(struct scan *s, char c)
+{
+	sc_ws(s);
+	if (s->pos >= s->len || s->t[s->pos] != c)
+		return false;
+	s->pos++;
+	return true;
+}
+
 /* At a '"': the string's end (past the closing quote); its raw contents
  * in [*b, *e).
  */
@@ -189,10 +199,8 @@ static bool sc_skip_value(struct scan *s, int depth)
 				sc_ws(s);
 				if (!sc_string(s, &b, &e))
 					return false;
-				sc_ws(s);
-				if (s->pos >= s->len || s->t[s->pos] != ':')
+				if (!sc_char(s, ':'))
 					return false;
-				s->pos++;
 			}
 			if (!sc_skip_value(s, depth + 1))
 				return false;
@@ -246,10 +254,8 @@ static size_t locate(const char *text, size_t len, const struct jpath *p,
 				kpos = s.pos;
 				if (!sc_string(&s, &b, &e))
 					return found;
-				sc_ws(&s);
-				if (s.pos >= len || text[s.pos] != ':')
+				if (!sc_char(&s, ':'))
 					return found;
-				s.pos++;
 				if (e - b == strlen(p->el[d].key) &&
 				    !memcmp(text + b, p->el[d].key, e - b)) {
 					sc_ws(&s);
@@ -257,12 +263,8 @@ static size_t locate(const char *text, size_t len, const struct jpath *p,
 					hit = true;
 					break;
 				}
-				if (!sc_skip_value(&s, 0))
+				if (!sc_skip_value(&s, 0) || !sc_char(&s, ','))
 					return found;
-				sc_ws(&s);
-				if (s.pos >= len || text[s.pos] != ',')
-					return found;
-				s.pos++;
 			}
 			if (!hit)
 				return found;
@@ -272,14 +274,9 @@ static size_t locate(const char *text, size_t len, const struct jpath *p,
 			if (text[s.pos] != '[')
 				return found;
 			s.pos++;
-			for (i = 0; i < p->el[d].index; i++) {
-				if (!sc_skip_value(&s, 0))
+			for (i = 0; i < p->el[d].index; i++)
+				if (!sc_skip_value(&s, 0) || !sc_char(&s, ','))
 					return found;
-				sc_ws(&s);
-				if (s.pos >= len || text[s.pos] != ',')
-					return found;
-				s.pos++;
-			}
 			sc_ws(&s);
 			found = s.pos;
 		}
