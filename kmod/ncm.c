@@ -13,7 +13,6 @@
 #include <linux/device.h>
 #include <linux/gfp.h>
 #include <linux/mutex.h>
-#include <linux/rtnetlink.h>
 #include <linux/usb/cdc.h>
 #include <linux/usb/cdc_ncm.h>
 #include "usbeth.h"
