@@ -86,6 +86,19 @@ bail() {
 }
 
 # ---------------------------------------------------------- helpers ------
+# watchdog SECONDS CMD...: run CMD after SECONDS unless killed first (TERM
+# ends the wait too). A bound on something that may hang, not a wait: start
+# it in the background, with its output away from the KTAP pipe, and kill
+# it when what it guards is over.
+watchdog() {
+	local secs=$1 s
+	shift
+	sleep "$secs" &
+	s=$!
+	trap 'kill $s' TERM
+	wait $s && "$@"
+}
+
 # The driver a netdev is bound to, as ethtool reports it.
 link_driver() { # link_driver [NETNS] IFNAME
 	if [ $# -eq 2 ]; then

@@ -56,13 +56,8 @@ ktap_check gadget_set_waits_for_rtnl waits_for_rtnl "$gpid"
 ip netns exec "$H" "$USBETHCTL" set "$HD" tx_timer_usecs=123 bql_limit_max=50000 \
 	> "$tmp/host" 2>&1 &
 hpid=$!
-watchdog() {
-	sleep 60 &
-	local s=$!
-	trap 'kill $s' TERM
-	wait $s && echo 0 > "$HOLD"
-}
-watchdog > /dev/null 2>&1 &
+release_rtnl() { echo 0 > "$HOLD"; }
+watchdog 60 release_rtnl > /dev/null 2>&1 &
 wd=$!
 wait "$hpid"
 rc=$?

@@ -23,7 +23,7 @@ cleanup() {
 	local t=$SECONDS wd
 	if [ -n "$sdpid" ]; then
 		sc systemctl exit > /dev/null 2>&1
-		watchdog 30 "$sdpid" > /dev/null 2>&1 &
+		watchdog 30 kill -9 "$sdpid" > /dev/null 2>&1 &
 		wd=$!
 		wait "$upid" 2>/dev/null
 		kill "$wd" 2>/dev/null
@@ -42,13 +42,6 @@ command -v unshare > /dev/null && command -v nsenter > /dev/null ||
 # sc CMD...: a command inside the systemd's namespaces (systemctl refuses
 # to talk to a PID 1 outside its own PID namespace)
 sc() { nsenter -t "$sdpid" -p -m -r -w "$@"; }
-# watchdog SECONDS PID: kill PID after SECONDS unless killed first
-watchdog() {
-	sleep "$1" &
-	local s=$!
-	trap 'kill $s' TERM
-	wait $s && kill -9 "$2" 2>/dev/null
-}
 
 # --- the unit, as packaged; udev masked (it would rename netdevs under
 # the other tests' feet); the boot target pulls nothing
