@@ -14,7 +14,7 @@ bool usbeth_bql_capable(struct net_device *dev)
 {
 	/* the condition under which the core creates byte_queue_limits/ */
 	return IS_ENABLED(CONFIG_BQL) && dev->num_tx_queues &&
-	       !(dev->features & NETIF_F_LLTX) &&
+	       !usbeth_dev_lltx(dev) &&
 	       !(dev->priv_flags & IFF_NO_QUEUE);
 }
 

@@ -124,7 +124,7 @@ static int coal_set(const struct usbeth_req *req, int attr, unsigned int queue,
 		ops->complete(req->dev);
 	if (err)
 		goto refused;
-	ethtool_notify(req->dev, ETHTOOL_MSG_COALESCE_NTF, NULL);
+	usbeth_ethtool_notify(req->dev, ETHTOOL_MSG_COALESCE_NTF);
 	return 0;
 
 refused:

@@ -3,8 +3,11 @@
  * One place for kernel API differences, force-included into every kmod/
  * source file by Kbuild. Each entry names the kernel version it is for.
  *
- * Built and tested: 6.1 (Debian 12). Written for, not built here: 6.2 and
- * later up to mainline, where the entries below switch to the native API.
+ * Built and tested (the kernel matrix, scripts/kernels.conf): 6.1 (Debian
+ * 12), 6.12 (Debian 13), 7.3 (Debian 13 backports). Each boundary below was
+ * found by building against those kernels' headers and read in the
+ * kernel's history; kernels between them are built here only where the
+ * matrix has them.
  */
 #ifndef _USBETH_COMPAT_H
 #define _USBETH_COMPAT_H
@@ -14,13 +17,25 @@
 #include <linux/netdevice.h>
 
 /*
- * Formatted extack messages: NL_SET_ERR_MSG_FMT arrived in 6.2 with a buffer
- * inside struct netlink_ext_ack. Before that the message must outlive the
- * handler (the ack is built after it returns), so it is formatted into one
- * of a ring of module buffers; the last byte of each is never written, so a
- * concurrent reader always finds a terminated string.
+ * The floor: 6.1, the oldest kernel this module is built and tested on
+ * (Debian 12). Older kernels lack what the code below takes for granted:
+ * netdev_hold()/netdev_put() with netdevice_tracker (6.0; 5.17 had
+ * dev_hold_track()), struct kernel_ethtool_coalesce and the extack argument
+ * of the coalesce ops (5.15), per-op policies in struct genl_ops (5.10).
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "usbeth needs Linux 6.1 or later"
+#endif
+
+/*
+ * Formatted extack messages: NL_SET_ERR_MSG_ATTR_FMT arrived in 6.4 (6.2 had
+ * NL_SET_ERR_MSG_FMT alone), formatting into a buffer inside struct
+ * netlink_ext_ack. Before that the message must outlive the handler (the
+ * ack is built after it returns), so it is formatted into one of a ring of
+ * module buffers; the last byte of each is never written, so a concurrent
+ * reader always finds a terminated string.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #define usbeth_extack_msg(extack, attr, fmt, ...)			\
 	NL_SET_ERR_MSG_ATTR_FMT(extack, attr, fmt, ##__VA_ARGS__)
 #else
@@ -31,32 +46,33 @@ void usbeth_extack_msg(struct netlink_ext_ack *extack,
 #endif
 
 /*
- * Tracked netdev references: netdev_hold()/netdev_put() since 6.0 (5.17 had
- * dev_hold_track()/dev_put_track(), earlier kernels plain dev_hold()).
+ * Generic netlink: dumps see the parsed request through
+ * genl_dumpit_info(cb)->attrs until 6.6, where genl_info_dump(cb) gave them
+ * a struct genl_info (and genl_dumpit_info lost ->attrs).
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 0, 0)
-#define netdev_hold(dev, tracker, gfp)	dev_hold(dev)
-#define netdev_put(dev, tracker)	dev_put(dev)
-#endif
-
-/*
- * Generic netlink: per-op policies (.policy/.maxattr in struct genl_ops)
- * since 5.10, and still accepted next to the split ops of 6.2+; dumps see
- * the parsed request through genl_dumpit_info(cb)->attrs until 6.7, where
- * the info moved to genl_info_dump(cb)->attrs.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
 #define usbeth_dump_attrs(cb)	(genl_info_dump(cb)->attrs)
 #else
 #define usbeth_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
 #endif
 
 /*
- * ethtool coalesce ops gained struct kernel_ethtool_coalesce and extack in
- * 5.15; the module needs 5.15 or later for that and for per-op policies.
+ * Lockless TX: NETIF_F_LLTX left the feature bits in 6.12 for the
+ * dev->lltx bit (the core creates no byte_queue_limits for such devices).
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)
-#error "usbeth needs Linux 5.15 or later"
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define usbeth_dev_lltx(dev)	((dev)->lltx)
+#else
+#define usbeth_dev_lltx(dev)	(!!((dev)->features & NETIF_F_LLTX))
+#endif
+
+/*
+ * ethtool_notify() lost its unused data argument in 6.17.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define usbeth_ethtool_notify(dev, cmd)	ethtool_notify(dev, cmd)
+#else
+#define usbeth_ethtool_notify(dev, cmd)	ethtool_notify(dev, cmd, NULL)
 #endif
 
 /*
