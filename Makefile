@@ -1,16 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-#   make                 build the module (against the stock kernel the VM
-#                        boots, unpacked by scripts/setup.sh) and userspace
-#   make KDIR=/path      build the module against another kernel tree
-#   make demo            boot the VM, load the module, show the NCM link and
-#                        the family (the README's main job)
-#   make check           every test: host unit tests, then the VM suite;
-#                        ends with "N passed, N failed"
+#   make                 build the module for every kernel of the matrix
+#                        (scripts/kernels.conf, unpacked by scripts/setup.sh),
+#                        each with its own compiler, into build/kmod/KERNEL/,
+#                        and userspace
+#   make KERNELS=6.12    the same for the kernels named (by series, release
+#                        or ABI; also for check, demo and bench)
+#   make KDIR=/path      build the module in the tree against another kernel
+#   make demo            boot the VM, load the module, plug a gadget posing as
+#                        a cellular modem and show usbethd at work (the
+#                        README's main job; default kernel: the newest)
+#   make check           every test: host unit tests, then the VM suite on
+#                        each kernel; ends with "N passed, N failed"
 #   make bench           benchmarks in the VM: figures and ratios, no asserts
 
-KENV := $(shell scripts/kernel-env.sh 2>/dev/null)
-KDIR ?= $(patsubst KDIR='%',%,$(filter KDIR=%,$(KENV)))
+KERNELS ?=
+export KERNELS
+KLABELS := $(shell scripts/kernel-env.sh --list 2>/dev/null)
 V ?= 0
 
 CC ?= cc
@@ -20,9 +26,16 @@ export CC CFLAGS
 .PHONY: all kmod userspace clean demo check bench
 all: kmod userspace
 
+ifneq ($(KDIR),)
 kmod:
-	@test -n "$(KDIR)" || { echo "no kernel tree: run scripts/setup.sh or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) V=$(V) modules
+else
+kmod: $(addprefix kmod-,$(KLABELS))
+	@test -n "$(KLABELS)" || { scripts/kernel-env.sh --list; \
+		echo "no kernel to build for: run scripts/setup.sh or pass KDIR=" >&2; exit 1; }
+kmod-%:
+	+scripts/build-kmod.sh $* V=$(V)
+endif
 
 userspace:
 	$(MAKE) -C lib
@@ -30,18 +43,22 @@ userspace:
 	$(MAKE) -C ip-extensions
 	$(MAKE) -C usbethd
 
+# the demo's kernel: the last of the selection, the newest of the matrix
+DEMO_KERNEL = $(lastword $(KLABELS))
 demo: all
-	selftests/vm/run-vm.sh -t 600 selftests/demo.sh
+	selftests/vm/run-vm.sh -K $(DEMO_KERNEL) -t 600 selftests/demo.sh
 
 check: all
 	selftests/check.sh
 
 bench: all
-	selftests/vm/run-vm.sh -t 1500 selftests/bench/bench.sh
-	selftests/vm/run-vm.sh -t 1500 selftests/bench/usbethd_bench.sh
+	for k in $(KLABELS); do \
+		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/bench.sh && \
+		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/usbethd_bench.sh || exit 1; \
+	done
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	$(if $(KDIR),-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null)
 	$(MAKE) -C lib clean
 	$(MAKE) -C selftests/tools clean
 	$(MAKE) -C ip-extensions clean

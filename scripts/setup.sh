@@ -3,33 +3,45 @@
 #
 # One-time (and re-runnable) setup on Debian 12:
 #   1. install the Debian packages needed to build, test and run usbeth;
-#   2. fetch and unpack (not install) the current stock kernel image and its
-#      matching headers into the cache, so the module builds against exactly
-#      the kernel the test VM boots;
-#   3. build everything (unless --no-build).
+#   2. for every kernel of the matrix (scripts/kernels.conf; KERNELS=...
+#      narrows it or adds a non-default one): resolve the ABI from that
+#      release's metapackage, fetch and unpack (not install) the stock image,
+#      modules and headers into the cache, so the module builds against
+#      exactly the kernel the test VM boots;
+#   3. for kernels built with another compiler than this machine's (Debian
+#      13's gcc-14), a debootstrap'd build root of that release with its
+#      compiler and the headers unpacked inside, as DKMS would have it;
+#   4. build everything (unless --no-build).
 #
-# Cache: $USBETH_CACHE (default ~/.cache/usbeth). $USBETH_CACHE/current points
-# at the unpacked ABI; see scripts/kernel-env.sh for the paths derived from it.
+# Newer releases are reached through a private apt configuration (own
+# sources and lists under the cache): this machine's own apt sources stay
+# as they are. Cache: $USBETH_CACHE (default ~/.cache/usbeth); see
+# scripts/kernel-env.sh for what it records per kernel.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth}
+mirror=${USBETH_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+security_mirror=${USBETH_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 build=1
 for a in "$@"; do
 	case $a in
 	--no-build) build=0 ;;
-	-h|--help) echo "usage: $0 [--no-build]"; exit 0 ;;
+	-h|--help)
+		echo "usage: $0 [--no-build]    (KERNELS=\"6.12 7.3-rt\" picks kernels of scripts/kernels.conf)"
+		exit 0 ;;
 	*) echo "setup: unknown argument '$a'" >&2; exit 1 ;;
 	esac
 done
 
 say() { printf '[setup] %s\n' "$*"; }
+die() { printf 'setup: %s\n' "$*" >&2; exit 1; }
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
 pkgs=(
 	build-essential gcc make bc flex bison libelf-dev libssl-dev pkg-config
-	qemu-system-x86 busybox-static cpio kmod
+	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap
 	iproute2 ethtool iperf3 iputils-ping util-linux
 	libmnl-dev libjson-c-dev udev
 	sparse shellcheck clang-14 libclang-rt-14-dev
@@ -48,40 +60,184 @@ else
 	say "Debian packages: all present"
 fi
 
-# The stock kernel's ABI, as Debian's metapackage says today.
-abi=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	sed -n 's/.*Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | head -n1)
-if [ -z "$abi" ]; then
-	$sudo apt-get update -q
-	abi=$(apt-cache depends linux-image-amd64 |
-		sed -n 's/.*Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | head -n1)
-fi
-[ -n "$abi" ] || { echo "setup: cannot tell the stock kernel ABI from apt" >&2; exit 1; }
-kver=${abi%-amd64}          # e.g. 6.1.0-57
-series=$(echo "$kver" | cut -d. -f1,2)
+mkdir -p "$cache/kernels"
 
-dest=$cache/$abi
-if [ ! -f "$dest/.complete" ]; then
-	say "fetching stock kernel $abi (image, headers, kbuild)"
-	rm -rf "$dest"
-	mkdir -p "$dest/dl" "$dest/root"
-	(cd "$dest/dl" && apt-get download "linux-image-$abi" "linux-headers-$abi" \
-		"linux-headers-$kver-common" "linux-kbuild-$series")
-	for d in "$dest"/dl/*.deb; do dpkg -x "$d" "$dest/root"; done
-	# The arch headers include the common ones by absolute path: point it
-	# at the unpacked copy.
-	sed -i "s|^include /usr/src/|include $dest/root/usr/src/|" \
-		"$dest/root/usr/src/linux-headers-$abi/Makefile"
-	depmod -b "$dest/root" "$abi"
-	rm -rf "$dest/dl"
-	touch "$dest/.complete"
-else
-	say "stock kernel $abi: already unpacked in $dest"
-fi
-ln -sfn "$abi" "$cache/current"
+# ---- apt, per release ------------------------------------------------------
+# aptargs CODENAME: the options that point apt at that release's private
+# configuration (nothing for bookworm, this machine's own).
+aptargs() {
+	local code=$1 d=$cache/apt/$1
+	[ "$code" = bookworm ] && return 0
+	echo "-o Dir::Etc::sourcelist=/dev/null -o Dir::Etc::sourceparts=$d/sources" \
+	     "-o Dir::Etc::preferencesparts=/dev/null -o Dir::State::Lists=$d/lists" \
+	     "-o Dir::Cache=$d/cache"
+}
+declare -A apt_ready=()
+apt_prepare() { # apt_prepare CODENAME
+	local code=$1 d=$cache/apt/$1
+	[ -n "${apt_ready[$code]:-}" ] && return 0
+	if [ "$code" = bookworm ]; then
+		# this machine's own lists: refreshed when they know no kernel
+		apt-cache depends linux-image-amd64 2>/dev/null | grep -q 'Depends: linux-image-[0-9]' ||
+			$sudo apt-get update -q > /dev/null
+	else
+		mkdir -p "$d/sources" "$d/lists/partial" "$d/cache/archives/partial"
+		cat > "$d/sources/$code.sources" <<-EOF
+		Types: deb
+		URIs: $mirror
+		Suites: $code $code-updates $code-backports
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+		Types: deb
+		URIs: $security_mirror
+		Suites: $code-security
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+		say "apt lists of $code (private configuration in $d)"
+		# shellcheck disable=SC2046
+		apt-get $(aptargs "$code") update -q 2>&1 | grep -v '^W: Download is performed unsandboxed' |
+			grep -E '^(E|W):' >&2 || true
+	fi
+	apt_ready[$code]=1
+}
+# apt_q RELEASE CMD ARGS...: apt-get/apt-cache for that release. A
+# backports release is made the default one (apt's candidates are otherwise
+# never from backports); a plain release is left unpinned, so its -updates
+# and -security versions win as they do on an installed system.
+apt_q() {
+	local rel=$1 tool=$2 pin=()
+	shift 2
+	[[ $rel == *-backports ]] && pin=(-o APT::Default-Release="$rel")
+	# shellcheck disable=SC2046
+	"$tool" $(aptargs "${rel%%-*}") "${pin[@]}" "$@"
+}
+
+# ---- build roots -------------------------------------------------------------
+buildroot_prepare() { # buildroot_prepare CODENAME
+	local code=$1 root=$cache/buildroot/$1
+	if [ -f "$root/.complete" ]; then
+		say "build root $code: already in $root"
+		return 0
+	fi
+	say "debootstrap of a $code build root in $root (a few minutes, ~700 MB)"
+	rm -rf "$root.tmp" && mkdir -p "$cache/buildroot"
+	debootstrap --variant=minbase \
+		--include=build-essential,gcc-14,libelf-dev,bc,flex,bison,kmod,pahole,sparse,xz-utils \
+		"$code" "$root.tmp" "$mirror" > "$cache/buildroot/$code.log" 2>&1 ||
+		die "debootstrap $code failed: see $cache/buildroot/$code.log"
+	rm -rf "$root"
+	mv "$root.tmp" "$root"
+	touch "$root/.complete"
+}
+
+# ---- kernels -----------------------------------------------------------------
+prepare_kernel() { # prepare_kernel RELEASE FLAVOUR
+	local rel=$1 fl=$2 code=${1%%-*} abi kver series label dest pkgs=() d root=""
+	apt_prepare "$code"
+	abi=$(apt_q "$rel" apt-cache depends "linux-image-$fl" 2>/dev/null |
+		sed -n "s/.*Depends: linux-image-\([0-9].*-$fl\)\$/\1/p" | head -n1)
+	[ -n "$abi" ] || die "cannot tell the ABI of linux-image-$fl in $rel from apt"
+	kver=${abi%-"$fl"}            # 6.1.0-57, 7.3.4+deb13
+	series=$(echo "$kver" | cut -d. -f1,2)
+	label=$series
+	[ "$fl" = rt-amd64 ] && label=$series-rt
+	if [ -n "${KERNELS:-}" ]; then
+		local w hit=0
+		for w in $KERNELS; do
+			case $w in "$label"|"$abi") hit=1 ;; "$rel") [ "$fl" = amd64 ] && hit=1 ;; esac
+		done
+		[ $hit -eq 1 ] || return 0
+	fi
+
+	dest=$cache/$abi
+	if [ ! -f "$dest/.complete" ]; then
+		say "fetching $rel kernel $abi (image, modules, headers, kbuild)"
+		rm -rf "$dest"
+		mkdir -p "$dest/dl" "$dest/root"
+		# 7.x splits the image into binary, modules and base packages
+		if apt_q "$rel" apt-cache depends "linux-image-$abi" 2>/dev/null |
+			grep -q "Depends: linux-binary-$abi"; then
+			pkgs+=("linux-binary-$abi" "linux-modules-$abi" "linux-base-$abi")
+		else
+			pkgs+=("linux-image-$abi")
+		fi
+		pkgs+=("linux-headers-$abi")
+		mapfile -t -O ${#pkgs[@]} pkgs < <(apt_q "$rel" apt-cache depends "linux-headers-$abi" |
+			sed -n 's/^ *Depends: \(linux-\(headers-.*-common.*\|kbuild-.*\)\)$/\1/p' | sort -u)
+		(cd "$dest/dl" && apt_q "$rel" apt-get download -q "${pkgs[@]}" 2>&1 |
+			grep -v '^W: Download is performed unsandboxed' | grep -E '^(E|W):' >&2 || true)
+		for d in "$dest"/dl/*.deb; do dpkg -x "$d" "$dest/root"; done
+		[ -d "$dest/root/lib" ] || ln -s usr/lib "$dest/root/lib"
+		[ -d "$dest/root/lib/modules/$abi/kernel" ] || die "$abi: no modules unpacked"
+		depmod -b "$dest/root" "$abi"
+		touch "$dest/.complete"
+	else
+		say "$rel kernel $abi: already unpacked in $dest"
+	fi
+	local hdr=$dest/root/usr/src/linux-headers-$abi
+	local kimage=$dest/root/boot/vmlinuz-$abi
+	[ -f "$kimage" ] || kimage=$dest/root/usr/lib/modules/$abi/vmlinuz
+	[ -f "$kimage" ] || die "$abi: no kernel image unpacked"
+	local kcc
+	kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$hdr/.config")
+
+	# Which compiler: this machine's if it is the one the kernel was built
+	# with, else the build root of the kernel's release.
+	local hostcc kdir=$hdr kdir_in=$hdr
+	hostcc=$(gcc --version | head -n1 | sed 's/^[^(]*//')
+	if [ "${kcc#*(}" = "${hostcc#(}" ]; then
+		# the arch headers include the common ones by absolute path
+		sed -i "s|^include /usr/src/|include $dest/root/usr/src/|" "$hdr/Makefile"
+	else
+		buildroot_prepare "$code"
+		root=$cache/buildroot/$code
+		if [ ! -f "$root/usr/src/.usbeth-$abi" ]; then
+			for d in "$dest"/dl/linux-headers-*.deb "$dest"/dl/linux-kbuild-*.deb; do
+				dpkg -x "$d" "$root"
+			done
+			touch "$root/usr/src/.usbeth-$abi"
+		fi
+		kdir=$root/usr/src/linux-headers-$abi
+		kdir_in=/usr/src/linux-headers-$abi
+		local rootcc
+		rootcc=$(chroot "$root" "${kcc%% *}" --version | head -n1)
+		[ "$rootcc" = "$kcc" ] ||
+			say "warning: $abi was built by '$kcc'; the $code build root has '$rootcc'"
+	fi
+	# the VM chroots into this machine's root and binds the unpacked
+	# modules on /lib/modules/<abi>: that mount point must exist
+	[ -d "/lib/modules/$abi" ] || $sudo mkdir -p "/lib/modules/$abi"
+
+	cat > "$(printf '%s/kernels/%s_%s.env' "$cache" "$rel" "$fl")" <<-EOF
+	USBETH_CACHE='$cache'
+	KLABEL='$label'
+	KABI='$abi'
+	KRELEASE='$rel'
+	KFLAVOUR='$fl'
+	KROOT='$dest/root'
+	KIMAGE='$kimage'
+	KDIR='$kdir'
+	KBUILDROOT='$root'
+	KDIR_IN_ROOT='$kdir_in'
+	KCC='$kcc'
+	CHECKPATCH='$cache/checkpatch/scripts/checkpatch.pl'
+	EOF
+	say "kernel $label: $abi ($rel), built by $kcc${root:+, in the $code build root}"
+}
+
+# The default kernels, or (a kernel's name being known only once resolved)
+# every line checked against what KERNELS names.
+while read -r rel fl def; do
+	[ -n "${KERNELS:-}" ] || [ "$def" = yes ] || continue
+	prepare_kernel "$rel" "$fl"
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/scripts/kernels.conf")
+labels=$("$top/scripts/kernel-env.sh" --list) || die "the kernel matrix is not complete"
 
 # checkpatch.pl (and the data files it reads) from Debian's kernel source
 # package, for the kmod/ style check.
+series=6.1
 cp_dir=$cache/checkpatch-$series
 if [ ! -f "$cp_dir/.complete" ]; then
 	say "fetching checkpatch.pl from linux-source-$series"
@@ -98,12 +254,8 @@ if [ ! -f "$cp_dir/.complete" ]; then
 fi
 ln -sfn "checkpatch-$series" "$cache/checkpatch"
 
-# The VM chroots into this machine's root (read-only, over 9p) and binds the
-# unpacked modules on /lib/modules/<abi>: that mount point must exist.
-[ -d "/lib/modules/$abi" ] || $sudo mkdir -p "/lib/modules/$abi"
-
 if [ $build -eq 1 ]; then
-	say "building"
+	say "building (kernels: $(echo "$labels" | tr '\n' ' '))"
 	make -C "$top" -j"$(nproc)"
 fi
-say "done (kernel $abi)"
+say "done (kernels: $(echo "$labels" | tr '\n' ' '))"
