@@ -9,7 +9,7 @@
 # hold rtnl; what is checked is the order of events, not times.
 source "$(dirname "$0")/lib.sh"
 
-KO=$USBETH_TOP/selftests/kmod/rtnl_hold.ko
+KO=${USBETH_KMOD_DIR:-$USBETH_TOP}/selftests/kmod/rtnl_hold.ko
 HOLD=/sys/module/rtnl_hold/parameters/hold
 gpid=
 cleanup() {

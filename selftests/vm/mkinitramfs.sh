@@ -24,11 +24,14 @@ install -m 0755 "$here/init" "$tmp/init"
 for m in virtio_pci 9pnet_virtio 9p; do
 	modprobe -d "$kroot" -S "$abi" --show-depends "$m" | while read -r kind path _; do
 		[ "$kind" = insmod ] || continue
+		# busybox's insmod takes no compressed module: unpack .ko.xz/.zst
 		name=$(basename "$path")
+		name=${name%.xz}
+		name=${name%.zst}
 		grep -qx "$name" "$tmp/modules.order" && continue
 		case $path in
-		*.ko.xz) xz -dc "$path" > "$tmp/modules/${name%.xz}"; name=${name%.xz} ;;
-		*.ko.zst) zstd -qdc "$path" > "$tmp/modules/${name%.zst}"; name=${name%.zst} ;;
+		*.ko.xz) xz -dc "$path" > "$tmp/modules/$name" ;;
+		*.ko.zst) zstd -qdc "$path" > "$tmp/modules/$name" ;;
 		*) cp "$path" "$tmp/modules/$name" ;;
 		esac
 		echo "$name" >> "$tmp/modules.order"

@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot the stock Debian kernel under qemu TCG with this machine's root visible
+# Boot a stock Debian kernel of the matrix under qemu TCG with this machine's root visible
 # (read-only, 9p), load the usbeth module, run the given test programs inside
 # (selftests/vm/guest-run.sh), stream their KTAP output here, unload the
 # module, and exit with the guest's verdict.
 #
-#   run-vm.sh [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST...
+#   run-vm.sh [-K KERNEL] [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST...
+#
+# KERNEL names a kernel of the matrix (scripts/kernels.conf: 6.1, 6.12, 7.3;
+# default: the first); the module is the one built for it, build/kmod/KERNEL.
 #
 # The run fails when: a test fails; the module does not unload; the guest
 # does not finish within the timeout (it is killed, and we say so); or the
@@ -21,21 +24,27 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 timeout_s=${USBETH_VM_TIMEOUT:-900}
 logdir=
-kmod=$top/kmod/usbeth.ko
+kmod=
+kernel=
 quiet=0
-while getopts "t:o:k:q" o; do
+usage="usage: run-vm.sh [-K KERNEL] [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST..."
+while getopts "K:t:o:k:q" o; do
 	case $o in
+	K) kernel=$OPTARG ;;
 	t) timeout_s=$OPTARG ;;
 	o) logdir=$OPTARG ;;
 	k) kmod=$OPTARG ;;
 	q) quiet=1 ;;
-	*) echo "usage: run-vm.sh [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST..." >&2; exit 2 ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || { echo "run-vm: no test given" >&2; exit 2; }
 
-eval "$("$top/scripts/kernel-env.sh")" || exit 2
+kenv=$("$top/scripts/kernel-env.sh" ${kernel:+"$kernel"}) || exit 2
+eval "$kenv"
+kmoddir=$top/build/kmod/$KLABEL
+kmod=${kmod:-$kmoddir/kmod/usbeth.ko}
 [ -r "$kmod" ] || { echo "run-vm: module $kmod not built (make)" >&2; exit 2; }
 modabi=$(modinfo -F vermagic "$kmod" | cut -d' ' -f1)
 [ "$modabi" = "$KABI" ] ||
@@ -58,7 +67,8 @@ if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$here/mkinitramfs.
 fi
 
 {
-	echo "export USBETH_TOP='$top' USBETH_KMOD='$kmod'"
+	echo "export USBETH_TOP='$top' USBETH_KMOD='$kmod' USBETH_KMOD_DIR='$kmoddir'"
+	echo "export USBETH_KERNEL='$KLABEL'"
 	printf 'exec /bin/bash %q' "$here/guest-run.sh"
 	printf ' %q' "${tests[@]}"
 	echo
