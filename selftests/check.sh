@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check`: host-side tests (unit tests, static checks of kmod/), then the
-# VM suite on the stock kernel with the real drivers. Ends with one line
+# `make check`: host-side tests (unit tests, static checks of kmod/ on every
+# kernel), then the VM suite on each stock kernel of the matrix with the real
+# drivers (KERNELS=... narrows it). Ends with one line
 #   N passed, N failed[, N skipped]
 # counting every leaf test. Exits non-zero if anything failed.
 set -uo pipefail
@@ -39,22 +40,31 @@ for t in "$here"/unit/*.sh; do
 	tally "$out/host-$name.nested"
 done
 
-echo "== VM suite"
+# The VM suite, once per kernel of the matrix (KERNELS narrows it).
+mapfile -t kernels < <("$top/scripts/kernel-env.sh" --list)
+[ ${#kernels[@]} -gt 0 ] || { echo "not ok vm_suite # no kernel (scripts/setup.sh)"; F=$((F + 1)); }
 mapfile -t vmtests < <(make -s -C "$here" print-tests)
-(cd "$here" && ./vm/run-vm.sh -o "$out/vm" "${vmtests[@]}")
-vmrc=$?
-if [ -f "$out/vm/ktap.log" ]; then
-	tally "$out/vm/ktap.log"
-else
-	kept=$(ls -td "$top"/build/vm/failed-* 2>/dev/null | head -n1)
-	[ -n "$kept" ] && tally "$kept/ktap.log"
-fi
-# A run that failed for a reason outside the tests (kernel log, hang) is a
-# failure of its own.
-if [ $vmrc -ne 0 ]; then
-	F=$((F + 1))
-	echo "not ok vm_run # the VM run failed (see above)"
-fi
+times=()
+for k in "${kernels[@]}"; do
+	echo "== VM suite on kernel $k"
+	kstart=$SECONDS
+	(cd "$here" && ./vm/run-vm.sh -K "$k" -o "$out/vm-$k" "${vmtests[@]}")
+	vmrc=$?
+	if [ -f "$out/vm-$k/ktap.log" ]; then
+		tally "$out/vm-$k/ktap.log"
+	else
+		kept=$(ls -td "$top"/build/vm/failed-* 2>/dev/null | head -n1)
+		[ -n "$kept" ] && tally "$kept/ktap.log"
+	fi
+	# A run that failed for a reason outside the tests (kernel log, hang)
+	# is a failure of its own.
+	if [ $vmrc -ne 0 ]; then
+		F=$((F + 1))
+		echo "not ok vm_run@$k # the VM run failed (see above)"
+	fi
+	times+=("$k $((SECONDS - kstart))s")
+done
+for t in "${times[@]}"; do echo "# VM suite on kernel ${t% *}: ${t##* }"; done
 
 echo "# make check took $((SECONDS - start))s"
 line="$P passed, $F failed"
