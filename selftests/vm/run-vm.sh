@@ -18,6 +18,14 @@
 # a failed run is kept and its path printed.
 #
 # The VM has two e1000e NICs wired together (a qemu hub) for the BQL tests.
+#
+# Exit: 0 pass, 1 fail, 2 usage, 3 fail with an int3 oops in the kernel log:
+# the signature of x86 text patching racing another vCPU under
+# multi-threaded TCG (a jump label flipped while the other vCPU runs
+# through it; TESTBED.md; seen on 7.3 at boot, before any test, in
+# sched_clock_cpu), which says nothing about usbeth. Such a run is run once
+# more with single-threaded TCG (USBETH_VM_TCG_THREAD=single), which has
+# not shown it.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +35,7 @@ logdir=
 kmod=
 kernel=
 quiet=0
+orig_args=("$@")
 usage="usage: run-vm.sh [-K KERNEL] [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST..."
 while getopts "K:t:o:k:q" o; do
 	case $o in
@@ -40,6 +49,20 @@ while getopts "K:t:o:k:q" o; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || { echo "run-vm: no test given" >&2; exit 2; }
+
+# A run lost to the TCG text-patching flake (exit 3, below) is run once
+# more with single-threaded TCG; the lost run's logs are kept beside.
+if [ -z "${USBETH_VM_ATTEMPT:-}" ]; then
+	USBETH_VM_ATTEMPT=1 "$0" "${orig_args[@]}"
+	rc=$?
+	[ $rc -eq 3 ] && [ "${USBETH_VM_TCG_THREAD:-multi}" = multi ] || exit $rc
+	if [ -n "$logdir" ]; then
+		rm -rf "$logdir-tcg-flake" && mv "$logdir" "$logdir-tcg-flake"
+		echo "# run-vm: the lost run's logs are in $logdir-tcg-flake"
+	fi
+	echo "# run-vm: running again with single-threaded TCG"
+	USBETH_VM_ATTEMPT=2 USBETH_VM_TCG_THREAD=single exec "$0" "${orig_args[@]}"
+fi
 
 kenv=$("$top/scripts/kernel-env.sh" ${kernel:+"$kernel"}) || exit 2
 eval "$kenv"
@@ -76,7 +99,7 @@ fi
 : > "$run/ktap.log"
 : > "$run/console.log"
 
-qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1536 \
+qemu-system-x86_64 -accel "tcg,thread=${USBETH_VM_TCG_THREAD:-multi}" -cpu max -smp 2 -m 1536 \
 	-nodefaults -display none -no-reboot -no-user-config \
 	-kernel "$KIMAGE" -initrd "$initrd" \
 	-append "console=ttyS0,115200 panic=-1 loglevel=7 usbeth.job=$run/job.sh usbeth.modroot=$KROOT usbeth.top=$top" \
@@ -148,4 +171,8 @@ mkdir -p "$keep" && cp "$run"/*.log "$run/job.sh" "$keep"/ && rm -rf "$run"
 echo "# run-vm: FAIL: $verdict"
 [ -n "$klog" ] && printf '%s\n' "$klog" | head -n 20 | sed 's/^/#   /'
 echo "# run-vm: guest kernel log kept at $keep/console.log"
+if grep -q 'Oops: int3' "$keep/console.log"; then
+	echo "# run-vm: an int3 oops: the known multi-threaded TCG text-patching flake, not a usbeth bug"
+	exit 3
+fi
 exit 1
