@@ -6,8 +6,10 @@
 # SuperSpeed USB NCM gadget posing as a Sierra Wireless modem (VID 1199)
 # with qmult 1, and show what happens: the daemon applies the cellular-modem
 # profile to the host side and the SuperSpeed-gadget profile to the gadget
-# within the hotplug event, `usbeth link show` shows the values, and
-# stopping the daemon puts them back.
+# within the hotplug event, `usbeth link show` shows the values, traffic
+# out of the modem shows its BQL state (accounting active where the
+# kernel's usbnet does BQL: 7.3, the demo's default kernel), and stopping
+# the daemon puts everything back.
 source "$(dirname "$0")/lib.sh"
 
 D=$USBETH_TOP/usbethd/usbethd
@@ -20,7 +22,7 @@ cleanup() {
 	ncm_teardown
 }
 trap cleanup EXIT
-ktap_plan 4
+ktap_plan 5
 
 # dwait ERE: print the daemon's lines until one matches ERE (30 s at most)
 dwait() {
@@ -43,7 +45,9 @@ echo "#     on dummy_hcd at SuperSpeed; cable out for now"
 ncm_setup -s super -v 0x1199 -p 0x9071 -q 1
 ncm_unplug
 gadget=$NCM_GADGET_IF
-ip -n "$NCM_GADGET_NS" link set dev "$gadget" netns 1 && ip link set dev "$gadget" up
+# the gadget stays down until the host side is up: the host gets carrier
+# only from the CONNECT the gadget sends when it opens (lib.sh: ncm_plug)
+ip -n "$NCM_GADGET_NS" link set dev "$gadget" netns 1
 echo "# --- usbethd starts on the built-in profiles"
 exec {DFD}< <(exec "$D" -d "$BUILTIN" --runtime-dir /run/usbethd 2>&1)
 DPID=$!
@@ -51,18 +55,19 @@ dwait '^ready' || bail "usbethd did not start"
 
 echo "# --- plug in (bind the UDC)"
 echo "$NCM_UDC" > "$NCM_GADGET/UDC"
-# both sides get a profile, in whatever order the events come
-host= gq=
-while [ -z "$host" ] || [ -z "$gq" ]; do
-	dwait "profile cellular-modem applied|^$gadget: profile superspeed-gadget: qmult: 1 -> 5" || break
-	case $REPLY in
-	*cellular-modem*) host=${REPLY%%:*} ;;
-	*) gq=1 ;;
-	esac
-done
+host=
+dwait "profile cellular-modem applied" && host=${REPLY%%:*}
 if [ -n "$host" ]; then ktap_ok modem_profile_applied_on_plug; else ktap_fail modem_profile_applied_on_plug; fi
-if [ -n "$gq" ]; then ktap_ok superspeed_gadget_gets_qmult_5; else ktap_fail superspeed_gadget_gets_qmult_5; fi
 [ -n "$host" ] || bail "no host-side device got the modem profile"
+echo "# --- both ends up: the gadget connects, at SuperSpeed"
+ip link set dev "$host" up
+ip link set dev "$gadget" up
+if dwait "^$gadget: profile superspeed-gadget: qmult: 1 -> 5"; then
+	ktap_ok superspeed_gadget_gets_qmult_5
+else
+	ktap_fail superspeed_gadget_gets_qmult_5
+fi
+"$NLWAIT" -t 30 carrier "$host" || bail "$host got no carrier"
 echo "# --- usbeth link show dev $host"
 "$CLI" link show dev "$host" | sed 's/^/#   /'
 echo "# --- usbeth -d link show dev $gadget"
@@ -71,6 +76,19 @@ t=$(cat "/sys/class/net/$host/cdc_ncm/tx_timer_usecs")
 l=$(cat "/sys/class/net/$host/queues/tx-0/byte_queue_limits/limit_max")
 echo "# --- the driver's own view: cdc_ncm/tx_timer_usecs=$t byte_queue_limits/limit_max=$l configfs qmult=$(cat "$NCM_FUNC/qmult")"
 ktap_expect_eq driver_holds_profile_values "$t $l" "50 8192"
+
+echo "# --- traffic out of the modem (pings to a neighbour nobody answers for)"
+ip addr add 10.200.0.1/24 dev "$host"
+ip neigh replace 10.200.0.99 lladdr 02:00:00:00:b1:02 dev "$host"
+ip -s link show dev "$host" | sed -n '/TX:/,+1p' | sed 's/^/#   before: /'
+ping -c 20 -i 0.05 -W 1 10.200.0.99 > /dev/null
+ip -s link show dev "$host" | sed -n '/TX:/,+1p' | sed 's/^/#   after:  /'
+echo "# --- usbeth -d link show dev $host: its TX queue's BQL state"
+"$CLI" -d link show dev "$host" | sed 's/^/#   /'
+acct=none
+usbnet_does_bql && acct=active
+echo "# --- kernel $(uname -r): usbnet $( [ $acct = active ] && echo does || echo 'does no') BQL accounting"
+ktap_expect_eq "bql_accounting_$acct" "$("$USBETHCTL" get "$host" | sed -n 's/^bql_accounting=//p')" $acct
 
 echo "# --- stop the daemon: it puts back what it changed"
 kill -TERM "$DPID"

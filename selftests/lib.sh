@@ -369,3 +369,19 @@ monitor_expect() {
 	done
 	return 1
 }
+
+# ------------------------------------------------------- what differs ----
+# usbnet_does_bql: whether this kernel's usbnet reports its TX bytes to BQL
+# (mainline 6.19: Debian 13 backports' 7.3 does, 6.1 and 6.12 do not). Read
+# from the driver itself, not from usbeth or a version number: its module
+# calls BQL's completion hook, dql_completed.
+usbnet_does_bql() {
+	local ko n
+	ko=$(modinfo -n usbnet 2>/dev/null) || return 1
+	n=$(case $ko in
+		*.xz) xz -dc "$ko" ;;
+		*.zst) zstd -qdc "$ko" ;;
+		*) cat "$ko" ;;
+		esac | grep -ac dql_completed)
+	[ "${n:-0}" -gt 0 ]
+}
