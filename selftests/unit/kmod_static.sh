@@ -17,30 +17,26 @@ eval "$("$top/scripts/kernel-env.sh" "$(echo "$kernels" | head -n1)")"
 
 warnings() { grep -E '(warning|error):' "$1" | grep -v 'Skipping BTF' ; }
 
-# Each build in a scratch copy, so the checks never disturb the tree's own.
+# check_build NAME KERNEL MAKE_ARGS...: one build of a scratch copy (so the
+# checks never disturb the tree's own build), clean when it succeeds with
+# no warning.
+check_build() {
+	local name=$1 k=$2 log=$top/build/kmod-static/$2-$1.log rc
+	shift 2
+	"$top/scripts/build-kmod.sh" -o "$top/build/kmod-static/$k/$name" "$k" "$@" > "$log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && ! warnings "$log" > /dev/null; then
+		ktap_ok "$name@$k"
+	else
+		warnings "$log" | sed 's/^/# /'
+		[ $rc -eq 0 ] || tail -n 5 "$log" | sed 's/^/# /'
+		ktap_fail "$name@$k" "make $*: rc=$rc, see above"
+	fi
+}
 for k in $kernels; do
-	scratch=$top/build/kmod-static/$k
-	rm -rf "$scratch"
-	"$top/scripts/build-kmod.sh" -o "$scratch/w1" "$k" W=1 > "$top/build/kmod-static/$k-w1.log" 2>&1
-	rc=$?
-	log=$top/build/kmod-static/$k-w1.log
-	if [ $rc -eq 0 ] && ! warnings "$log" > /dev/null; then
-		ktap_ok "w1_build@$k"
-	else
-		warnings "$log" | sed 's/^/# /'
-		[ $rc -eq 0 ] || tail -n 5 "$log" | sed 's/^/# /'
-		ktap_fail "w1_build@$k" "W=1 build: rc=$rc, see above"
-	fi
-	log=$top/build/kmod-static/$k-sparse.log
-	"$top/scripts/build-kmod.sh" -o "$scratch/sparse" "$k" C=2 CHECK=sparse > "$log" 2>&1
-	rc=$?
-	if [ $rc -eq 0 ] && ! warnings "$log" > /dev/null; then
-		ktap_ok "sparse@$k"
-	else
-		warnings "$log" | sed 's/^/# /'
-		[ $rc -eq 0 ] || tail -n 5 "$log" | sed 's/^/# /'
-		ktap_fail "sparse@$k" "sparse: rc=$rc, see above"
-	fi
+	rm -rf "$top/build/kmod-static/$k" && mkdir -p "$top/build/kmod-static/$k"
+	check_build w1_build "$k" W=1
+	check_build sparse "$k" C=2 CHECK=sparse
 done
 
 if [ -r "$CHECKPATCH" ]; then
