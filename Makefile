@@ -16,7 +16,7 @@
 
 KERNELS ?=
 export KERNELS
-KLABELS := $(shell scripts/kernel-env.sh --list 2>/dev/null)
+KLABELS := $(shell KERNELS='$(KERNELS)' scripts/kernel-env.sh --list 2>/dev/null)
 V ?= 0
 
 CC ?= cc
