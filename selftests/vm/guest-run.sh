@@ -30,14 +30,16 @@ echo "KTAP version 1"
 echo "1..$n"
 echo "# kernel $kernel ($(uname -r)), module $kmod"
 
-# Keep the kernel's timestamping static key on for the whole run: ping
-# turns it on and off with every socket, and patching that jump label while
-# another vCPU runs through it is what multi-threaded TCG has been seen to
-# get wrong (an int3 oops in netif_rx_internal; see selftests/vm/check-klog.sh).
+# Keep the kernel's timestamping static key on for the whole run (a socket
+# with SO_TIMESTAMP holds it): ping turns it on and off with every socket,
+# and patching that jump label while another vCPU runs through it is what
+# multi-threaded TCG has been seen to get wrong (an int3 oops in
+# netif_rx_internal; run-vm.sh tells that flake apart).
 python3 -c '
 import signal, socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+# SO_TIMESTAMP (SO_TIMESTAMP_OLD, 29 on x86): Python names it not
+s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_TIMESTAMP", 29), 1)
 signal.pause()
 ' &
 tstamp_pin=$!
