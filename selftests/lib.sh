@@ -137,6 +137,14 @@ NCM_HOST_IF= NCM_GADGET_IF=
 # Load dummy_hcd at the given speed (default super), make a configfs NCM
 # gadget posing as VID:PID (default 1d6b:0104) and plug it in.
 ncm_setup() {
+	ncm_create "$@"
+	ncm_plug
+}
+
+# ncm_create [-s super|high] [-v VID] [-p PID] [-q QMULT]: ncm_setup without
+# the plug: the gadget is made, not bound to the UDC (so it has no netdev
+# yet: u_ether registers it at the first bind).
+ncm_create() {
 	local speed=super vid=0x1d6b pid=0x0104 qmult= o OPTIND=1
 	while getopts "s:v:p:q:" o; do
 		case $o in
@@ -191,7 +199,6 @@ ncm_setup() {
 		echo "$qmult" > "$NCM_FUNC/qmult" || bail "cannot set qmult $qmult"
 	fi
 	ln -s "$NCM_FUNC" "$NCM_GADGET/configs/c.1/" || bail "cannot link the NCM function"
-	ncm_plug
 }
 
 # ncm_plug: bind the gadget to the dummy UDC (the cable goes in), put both
