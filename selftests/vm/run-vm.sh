@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot a stock Debian kernel of the matrix under qemu TCG with this machine's root visible
-# (read-only, 9p), load the usbeth module, run the given test programs inside
-# (selftests/vm/guest-run.sh), stream their KTAP output here, unload the
-# module, and exit with the guest's verdict.
+# Boot a stock Debian kernel of the matrix under qemu TCG with this machine's
+# root visible (read-only, 9p), load the usbeth module, run the given test
+# programs inside (selftests/vm/guest-run.sh), stream their KTAP output here,
+# unload the module, and exit with the guest's verdict.
 #
 #   run-vm.sh [-K KERNEL] [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST...
 #
