@@ -268,9 +268,10 @@ static int usbeth_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct net *net = sock_net(skb->sk);
 	unsigned int h, s_h = cb->args[0];
-	long idx, s_idx = cb->args[1];
+	long idx = 0, s_idx = cb->args[1];
 	struct nlattr **attrs = usbeth_dump_attrs(cb);
 	struct net_device *dev;
+	struct nlmsghdr *nlh;
 	int err = 0, a;
 
 	/* attrs has the GET policy's size, not USBETH_A_MAX + 1 */
@@ -289,13 +290,19 @@ static int usbeth_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		hlist_for_each_entry(dev, &net->dev_index_head[h], index_hlist) {
 			if (idx < s_idx)
 				goto next;
+			/* where this device's message starts */
+			nlh = (struct nlmsghdr *)skb_tail_pointer(skb);
 			err = usbeth_fill_dev(skb, dev,
 					      NETLINK_CB(cb->skb).portid,
 					      cb->nlh->nlmsg_seq, NLM_F_MULTI,
 					      USBETH_CMD_GET);
 			if (err)
 				goto out;
-			genl_dump_check_consistent(cb, nlmsg_data(nlmsg_hdr(skb)));
+			/*
+			 * It wants the user header genlmsg_put() returned, and
+			 * flags the message that header belongs to.
+			 */
+			genl_dump_check_consistent(cb, genlmsg_data(nlmsg_data(nlh)));
 next:
 			idx++;
 		}
