@@ -38,6 +38,7 @@ struct usbeth {
 		alignas(8) unsigned char b[USBETH_REQ_MAX];
 	} req;
 	struct usbeth_ack ack;
+	unsigned int dump_redone;	/* by the last usbeth_dump() */
 };
 
 struct usbeth_mon {
@@ -389,6 +390,7 @@ int usbeth_dump(struct usbeth *u, struct usbeth_dev **devs, size_t *n)
 	*devs = NULL;
 	*n = 0;
 	reset_ack(u);
+	u->dump_redone = 0;
 	for (tries = 0; tries < DUMP_TRIES; tries++) {
 		struct dump_ctx c = { 0 };
 		bool intr = false;
@@ -405,8 +407,14 @@ int usbeth_dump(struct usbeth *u, struct usbeth_dev **devs, size_t *n)
 		usbeth_devs_free(c.v, c.n);
 		if (ret)
 			return ret;
+		u->dump_redone++;
 	}
 	return -EAGAIN;
+}
+
+unsigned int usbeth_dump_redone(const struct usbeth *u)
+{
+	return u->dump_redone;
 }
 
 static int set_cb(const struct nlmsghdr *nlh, void *arg)

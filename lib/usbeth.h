@@ -170,6 +170,11 @@ int usbeth_get(struct usbeth *u, uint32_t ifindex, const char *ifname,
  */
 int usbeth_dump(struct usbeth *u, struct usbeth_dev **devs, size_t *n);
 
+/* How many times the last usbeth_dump() was redone because the kernel
+ * flagged it interrupted (devices came or went while it ran).
+ */
+unsigned int usbeth_dump_redone(const struct usbeth *u);
+
 /* A USBETH_CMD_SET request: the device (exactly one of ifindex != 0 and
  * ifname != NULL), and a value for each attribute whose bit is in .has
  * (a subset of USBETH_SET_ATTRS).

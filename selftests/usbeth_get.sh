@@ -58,7 +58,7 @@ if grep -q '^tx_usecs=' <<< "$out"; then ktap_fail e1000e_no_tx_usecs_cap; else 
 idx=$(ip netns exec "$E1K_A_NS" cat "/sys/class/net/$E1K_A_IF/ifindex")
 ktap_expect_eq get_by_ifindex "$(ue_field "$E1K_A_NS" "$idx" ifname)" "$E1K_A_IF"
 ktap_expect_eq other_netns_invisible "$(ue get "$E1K_A_IF" 2>/dev/null | sed -n 's/^errno=//p')" ENODEV
-n=$(ue "$E1K_A_NS" dump | sed -n 's/^count=//p')
+n=$(ue "$E1K_A_NS" dump | sed -n 's/^count=\([0-9]*\).*/\1/p')
 ktap_expect_eq dump_sees_own_netns_only "$n" "$(ip -n "$E1K_A_NS" -o link | wc -l)"
 
 # privilege: get allowed, set refused with EPERM for an unprivileged user

@@ -6,9 +6,16 @@ For negative tests only: libusbeth (rightly) cannot build the malformed
 requests these tests need to prove the kernel refuses.
 
   genl_raw.py CMD [--dump] [TYPE:u32:VALUE | TYPE:u16:VALUE | TYPE:str:VALUE]...
+  genl_raw.py --dump-between SHELL_COMMAND
 
 Prints "errno=NAME" (or "errno=0") and "extack=TEXT" when the kernel gave
 one, "offset_attr=TYPE" when the extack points at one of our attributes.
+
+--dump-between dumps GET reading one datagram at a time into a small
+buffer (so the kernel builds the dump in several chunks), runs
+SHELL_COMMAND after the first chunk, and checks every message's framing
+as the kernel sent it: prints "datagrams=N messages=N intr=N
+malformed=N errno=NAME".
 """
 import errno
 import os
@@ -19,7 +26,7 @@ import sys
 NETLINK_GENERIC = 16
 SOL_NETLINK = 270
 NETLINK_CAP_ACK, NETLINK_EXT_ACK = 10, 11
-NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR = 1, 4, 0x300, 0x10
 NLMSG_ERROR, NLMSG_DONE = 2, 3
 GENL_ID_CTRL, CTRL_CMD_GETFAMILY = 16, 3
 CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 1, 2
@@ -61,10 +68,58 @@ def transact(sock, msg):
             off += (mlen + 3) & ~3
 
 
+def dump_between(family, command):
+    """One GET dump, SHELL_COMMAND run between its first two chunks."""
+    import subprocess
+    # A socket of its own: the kernel sizes a dump's datagrams by the
+    # largest read the socket has seen (up to 32 KiB); this one reads 8 KiB.
+    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+    sock.bind((0, 0))
+    sock.send(message(family, 1, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP, [], 3))
+    datagrams = messages = intr = malformed = 0
+    err = None
+    while err is None:
+        data, _, mflags, _ = sock.recvmsg(8192)
+        datagrams += 1
+        if mflags & socket.MSG_TRUNC:
+            malformed += 1
+            err = -1
+            break
+        off = 0
+        while off < len(data):
+            if off + 16 > len(data):
+                malformed += 1
+                break
+            mlen, mtype, mflags, _, _ = struct.unpack_from("=IHHII", data, off)
+            if mlen < 16 or off + mlen > len(data):
+                malformed += 1
+                break
+            if mflags & NLM_F_DUMP_INTR:
+                intr += 1
+            if mtype in (NLMSG_ERROR, NLMSG_DONE):
+                err = -struct.unpack_from("=i", data, off + 16)[0]
+                break
+            if mtype == family:
+                messages += 1
+            off += (mlen + 3) & ~3
+        if malformed and err is None:
+            err = -1
+        if datagrams == 1 and err is None:
+            subprocess.run(command, shell=True, check=True)
+    name = "malformed" if err == -1 else (errno.errorcode.get(err, str(err)) if err else "0")
+    print("datagrams=%d messages=%d intr=%d malformed=%d errno=%s"
+          % (datagrams, messages, intr, malformed, name))
+    return 0 if err == 0 and not malformed else 2
+
+
 def main():
     args = sys.argv[1:]
     if not args:
         sys.exit(__doc__)
+    between = None
+    if args[0] == "--dump-between" and len(args) == 2:
+        between = args[1]
+        args = ["1"]
     cmd = int(args.pop(0))
     dump = "--dump" in args
     args = [a for a in args if a != "--dump"]
@@ -82,6 +137,8 @@ def main():
     if family is None:
         print("errno=ENOENT")
         sys.exit(2)
+    if between is not None:
+        return dump_between(family, between)
 
     attrs = []
     for a in args:

@@ -5,8 +5,9 @@
  *
  *   usbethctl family              family=usbeth id=N version=V monitor_group=G
  *   usbethctl get DEV             key=value per line, present fields only
- *   usbethctl dump                one line per netdev, then count=N
- *   usbethctl dumpcount           count=N
+ *   usbethctl dump                one line per netdev, then count=N redone=R
+ *   usbethctl dumpcount           count=N redone=R (R: times the dump was
+ *                                 redone, flagged interrupted)
  *   usbethctl set [-e] DEV KEY=VALUE...
  *                                 KEY: qmult ntb_rx_max ntb_tx_max
  *                                 tx_timer_usecs tx_usecs tx_frames rx_usecs
@@ -383,7 +384,7 @@ static int cmd_dump(int argc, char **argv, bool count_only)
 			printf(" caps=0x%02" PRIx32, d->caps);
 		putchar('\n');
 	}
-	printf("count=%zu\n", n);
+	printf("count=%zu redone=%u\n", n, usbeth_dump_redone(u));
 	usbeth_devs_free(devs, n);
 	usbeth_close(u);
 	return 0;
