@@ -180,6 +180,7 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 {
 	const char *knob = rx ? "ntb-rx-max" : "ntb-tx-max";
 	const char *file = rx ? "rx_max" : "tx_max";
+	char drv[32];
 	u32 now;
 	int err;
 
@@ -187,9 +188,11 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 	if (!err)
 		err = usbeth_ncm_read(req->dev, file, &now);
 	if (err) {
+		/* cdc_ncm, or a driver built on it (cdc_mbim, huawei_cdc_ncm) */
 		usbeth_extack_msg(req->extack, attr,
-				  "%s %u: driver %s refused it (%d)",
-				  knob, val, "cdc_ncm", err);
+				  "%s %u: driver %s refused it (%d)", knob, val,
+				  usbeth_driver_name(req->dev, drv, sizeof(drv)),
+				  err);
 		return err;
 	}
 	/*
@@ -241,11 +244,13 @@ static int timer_set(const struct usbeth_req *req, int attr,
 		     unsigned int queue, u32 val, const struct nlattr *nla)
 {
 	int err = ncm_write(req->dev, "tx_timer_usecs", val);
+	char drv[32];
 
 	if (err)
 		usbeth_extack_msg(req->extack, nla,
-				  "tx-timer-usecs %u: driver cdc_ncm refused it (%d)",
-				  val, err);
+				  "tx-timer-usecs %u: driver %s refused it (%d)", val,
+				  usbeth_driver_name(req->dev, drv, sizeof(drv)),
+				  err);
 	return err;
 }
 

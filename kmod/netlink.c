@@ -537,6 +537,13 @@ int usbeth_netlink_init(void)
 
 void usbeth_netlink_exit(void)
 {
+	/*
+	 * Under rtnl, which the netdev notifier runs under: once it is
+	 * dropped no notifier is past the check, so nothing multicasts on a
+	 * family being unregistered.
+	 */
+	rtnl_lock();
 	WRITE_ONCE(usbeth_family_live, false);
+	rtnl_unlock();
 	genl_unregister_family(&usbeth_family);
 }
