@@ -125,6 +125,7 @@ int usbeth_bql_check_request(const struct usbeth_req *req)
 		}
 		if (req->bql_queue >= (int)req->dev->real_num_tx_queues) {
 			usbeth_extack_msg(req->extack, qattr,
+					  "bql-queue: no such TX queue",
 					  "bql-queue %d: %s has %u TX queues",
 					  req->bql_queue, req->dev->name,
 					  req->dev->real_num_tx_queues);
@@ -142,6 +143,7 @@ int usbeth_bql_check_request(const struct usbeth_req *req)
 
 		if (min > max) {
 			usbeth_extack_msg(req->extack, amin ? amin : amax,
+					  "bql-limit-min is above bql-limit-max",
 					  "bql-limit-min %u is above bql-limit-max %u on %s TX queue %u",
 					  min, max, req->dev->name, q);
 			return -EINVAL;

@@ -128,7 +128,8 @@ static int coal_set(const struct usbeth_req *req, int attr, unsigned int queue,
 	return 0;
 
 refused:
-	usbeth_extack_msg(req->extack, nla, "%s %u: driver %s of %s refused it (%d)",
+	usbeth_extack_msg(req->extack, nla, "the driver refused the coalesce value",
+			  "%s %u: driver %s of %s refused it (%d)",
 			  coal_name(attr), val, usbeth_driver_name(req->dev, drv, sizeof(drv)),
 			  req->dev->name, err);
 	return err;

@@ -28,21 +28,29 @@
 #endif
 
 /*
- * Formatted extack messages: NL_SET_ERR_MSG_ATTR_FMT arrived in 6.4 (6.2 had
- * NL_SET_ERR_MSG_FMT alone), formatting into a buffer inside struct
- * netlink_ext_ack. Before that the message must outlive the handler (the
- * ack is built after it returns), so it is formatted into one of a ring of
- * module buffers; the last byte of each is never written, so a concurrent
- * reader always finds a terminated string.
+ * Extack messages: usbeth_extack_msg(extack, attr, msg, fmt, ...) points at
+ * attr and says fmt formatted, or, where the kernel cannot keep a formatted
+ * message, the static msg. NL_SET_ERR_MSG_FMT arrived in 6.2 (6.4 added
+ * NL_SET_ERR_MSG_ATTR_FMT), formatting into a buffer inside struct
+ * netlink_ext_ack that lives until the ack is built. Before 6.2 the message
+ * must be a string that outlives the handler; a module buffer would be
+ * shared by concurrent requests (parallel_ops) of every netns, so 6.1 gets
+ * the static text (the CLI names the device, knob and value itself). The
+ * arguments stay type-checked and used there through no_printk().
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-#define usbeth_extack_msg(extack, attr, fmt, ...)			\
-	NL_SET_ERR_MSG_ATTR_FMT(extack, attr, fmt, ##__VA_ARGS__)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define usbeth_extack_msg(extack, attr, msg, fmt, ...) do {		\
+	struct netlink_ext_ack *__ue_extack = (extack);			\
+									\
+	NL_SET_ERR_MSG_FMT(__ue_extack, fmt, ##__VA_ARGS__);		\
+	NL_SET_BAD_ATTR(__ue_extack, attr);				\
+} while (0)
 #else
-__printf(3, 4)
-void usbeth_extack_msg(struct netlink_ext_ack *extack,
-		       const struct nlattr *attr, const char *fmt, ...);
-#define USBETH_COMPAT_EXTACK_RING 1
+#define usbeth_extack_msg(extack, attr, msg, fmt, ...) do {		\
+	if (0)								\
+		no_printk(fmt, ##__VA_ARGS__);				\
+	NL_SET_ERR_MSG_ATTR(extack, attr, msg);				\
+} while (0)
 #endif
 
 /*

@@ -49,7 +49,7 @@ static int qmult_set(const struct usbeth_req *req, int attr, unsigned int queue,
 	gether_set_qmult_t set = __symbol_get("gether_set_qmult");
 
 	if (!set) {
-		usbeth_extack_msg(req->extack, nla,
+		usbeth_extack_msg(req->extack, nla, "qmult: u_ether is not loaded",
 				  "qmult: u_ether is not loaded for %s",
 				  req->dev->name);
 		return -EOPNOTSUPP;

@@ -13,6 +13,7 @@
 #include <linux/device.h>
 #include <linux/gfp.h>
 #include <linux/mutex.h>
+#include <linux/stringify.h>
 #include <linux/usb/cdc.h>
 #include <linux/usb/cdc_ncm.h>
 #include "usbeth.h"
@@ -131,12 +132,14 @@ static int ntb_check(const struct usbeth_req *req, const struct nlattr *attr,
 	err = ncm_max(req->dev, rx, &max);
 	if (err) {
 		usbeth_extack_msg(req->extack, attr,
+				  "cannot read the device's NTB maximum",
 				  "%s: cannot read the NTB maximum of %s (%d)",
 				  knob, req->dev->name, err);
 		return err;
 	}
 	if (val > max) {
 		usbeth_extack_msg(req->extack, attr,
+				  "NTB size above the device's maximum (cdc_ncm/dwNtbInMaxSize, dwNtbOutMaxSize)",
 				  "%s %u is above the maximum of %s: %u bytes (%s)",
 				  knob, val, req->dev->name, max,
 				  rx ? "dwNtbInMaxSize" : "dwNtbOutMaxSize");
@@ -144,6 +147,7 @@ static int ntb_check(const struct usbeth_req *req, const struct nlattr *attr,
 	}
 	if (val < min) {
 		usbeth_extack_msg(req->extack, attr,
+				  "NTB size below the minimum",
 				  "%s %u is below the minimum NTB size %u",
 				  knob, val, min);
 		return -ERANGE;
@@ -190,6 +194,7 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 	if (err) {
 		/* cdc_ncm, or a driver built on it (cdc_mbim, huawei_cdc_ncm) */
 		usbeth_extack_msg(req->extack, attr,
+				  "the driver refused the NTB size",
 				  "%s %u: driver %s refused it (%d)", knob, val,
 				  usbeth_driver_name(req->dev, drv, sizeof(drv)),
 				  err);
@@ -201,6 +206,7 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 	 */
 	if (now != val && !(!rx && now == val + 1)) {
 		usbeth_extack_msg(req->extack, attr,
+				  "the device did not accept the new NTB size",
 				  "%s %u: %s kept %u (the device did not accept the new size)",
 				  knob, val, req->dev->name, now);
 		return -EIO;
@@ -226,6 +232,9 @@ static int timer_check(const struct usbeth_req *req,
 	if (val && (val < USBETH_TX_TIMER_MIN_USECS ||
 		    val > USBETH_TX_TIMER_MAX_USECS)) {
 		usbeth_extack_msg(req->extack, attr,
+				  "tx-timer-usecs: must be 0 (off) or "
+				  __stringify(USBETH_TX_TIMER_MIN_USECS) ".."
+				  __stringify(USBETH_TX_TIMER_MAX_USECS),
 				  "tx-timer-usecs %u: must be 0 (off) or %u..%u",
 				  val, USBETH_TX_TIMER_MIN_USECS,
 				  USBETH_TX_TIMER_MAX_USECS);
@@ -248,6 +257,7 @@ static int timer_set(const struct usbeth_req *req, int attr,
 
 	if (err)
 		usbeth_extack_msg(req->extack, nla,
+				  "tx-timer-usecs: the driver refused it",
 				  "tx-timer-usecs %u: driver %s refused it (%d)", val,
 				  usbeth_driver_name(req->dev, drv, sizeof(drv)),
 				  err);

@@ -29,30 +29,6 @@ static const struct usbeth_knob *const usbeth_knob_list[] = {
 	&usbeth_coalesce_knobs[2], &usbeth_coalesce_knobs[3],
 };
 
-#ifdef USBETH_COMPAT_EXTACK_RING
-#define EXTACK_RING 32
-#define EXTACK_LEN 160
-static char extack_ring[EXTACK_RING][EXTACK_LEN];
-static atomic_t extack_next = ATOMIC_INIT(0);
-
-void usbeth_extack_msg(struct netlink_ext_ack *extack,
-		       const struct nlattr *attr, const char *fmt, ...)
-{
-	char *buf;
-	va_list ap;
-
-	if (!extack)
-		return;
-	buf = extack_ring[(unsigned int)atomic_inc_return(&extack_next) %
-			  EXTACK_RING];
-	va_start(ap, fmt);
-	vsnprintf(buf, EXTACK_LEN - 1, fmt, ap);
-	va_end(ap);
-	extack->_msg = buf;
-	extack->bad_attr = attr;
-}
-#endif
-
 static struct netlink_range_validation ntb_range = {
 	.min = USBETH_NTB_MIN, .max = USBETH_NTB_MAX,
 };
@@ -234,10 +210,12 @@ static int usbeth_hold(struct net *net, struct nlattr **tb,
 		usbeth_release(h);
 	}
 	if (idx)
-		usbeth_extack_msg(extack, idx, "no device with ifindex %u",
+		usbeth_extack_msg(extack, idx, "no device with that ifindex",
+				  "no device with ifindex %u",
 				  nla_get_u32(idx));
 	else
-		usbeth_extack_msg(extack, name, "no device named '%s'",
+		usbeth_extack_msg(extack, name, "no device with that name",
+				  "no device named '%s'",
 				  (char *)nla_data(name));
 	return -ENODEV;
 }
@@ -376,6 +354,7 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 		n++;
 		if (!(req.caps & k->cap)) {
 			usbeth_extack_msg(extack, a,
+					  "knob not supported by this device",
 					  "%s is not supported by %s (driver %s)",
 					  k->name, req.dev->name,
 					  usbeth_driver_name(req.dev, drv,
@@ -391,6 +370,7 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (tb[USBETH_A_BQL_QUEUE_INDEX] && !(req.caps & USBETH_CAP_BQL)) {
 		usbeth_extack_msg(extack, tb[USBETH_A_BQL_QUEUE_INDEX],
+				  "bql-queue is not supported by this device",
 				  "bql-queue is not supported by %s (driver %s)",
 				  req.dev->name,
 				  usbeth_driver_name(req.dev, drv, sizeof(drv)));
@@ -440,6 +420,7 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 			err = k->get(req.dev, k->attr, q, &s->old[q - s->first]);
 			if (err) {
 				usbeth_extack_msg(extack, s->attr,
+						  "cannot read the current value from the driver",
 						  "%s: cannot read the current value from %s (%d)",
 						  k->name, req.dev->name, err);
 				goto free;
@@ -464,6 +445,7 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 			if (err) {
 				if (!extack || !extack->_msg)
 					usbeth_extack_msg(extack, sv[i].attr,
+							  "the device refused the value",
 							  "%s %u: %s refused it (%d)",
 							  sv[i].knob->name, val,
 							  req.dev->name, err);

@@ -392,3 +392,12 @@ usbnet_does_bql() {
 		esac | grep -ac dql_completed)
 	[ "${n:-0}" -gt 0 ]
 }
+
+# extack_formatted: whether usbeth's refusals carry formatted messages
+# (device, value and limit named) on this kernel: from 6.2, where the kernel
+# keeps a formatted extack; 6.1 gets static messages (kmod/compat.h).
+extack_formatted() {
+	local v
+	v=$(uname -r | cut -d. -f1,2)
+	[ "${v%%.*}" -gt 6 ] || { [ "${v%%.*}" -eq 6 ] && [ "${v#*.}" -ge 2 ]; }
+}
