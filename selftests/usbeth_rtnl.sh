@@ -23,12 +23,15 @@ ktap_plan 10
 [ -r "$KO" ] || ktap_skip_all "$KO not built (make)"
 
 # waits_for_rtnl PID: wait until task PID sleeps in usbeth_hold(), where the
-# only thing that sleeps is its rtnl_lock() (the mutex frames themselves are
-# not shown). A task blocking on a mutex sends no event: this polls, bounded.
+# only thing that sleeps is its rtnl_lock(): the first frame of its kernel
+# stack that is not the lock's own (none are shown for a mutex; PREEMPT_RT
+# makes rtnl an rt_mutex, whose frames are) is usbeth_hold. A task blocking
+# on a mutex sends no event: this polls, bounded.
 waits_for_rtnl() {
 	local i
 	for ((i = 0; i < 600; i++)); do
-		head -n1 "/proc/$1/stack" 2>/dev/null | grep -q ' usbeth_hold+.*\[usbeth\]' && return 0
+		grep -vE '\] (__)?(rt_mutex|mutex|schedule|rwbase)' "/proc/$1/stack" 2>/dev/null |
+			head -n1 | grep -q ' usbeth_hold+.*\[usbeth\]' && return 0
 		kill -0 "$1" 2>/dev/null || break
 		sleep 0.05
 	done
