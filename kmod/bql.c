@@ -18,6 +18,15 @@ bool usbeth_bql_capable(struct net_device *dev)
 	       !(dev->priv_flags & IFF_NO_QUEUE);
 }
 
+/* What usbeth_bql_fill() may add for dev: a nest per TX queue it may have. */
+size_t usbeth_bql_size(const struct net_device *dev)
+{
+	if (!IS_ENABLED(CONFIG_BQL))
+		return 0;
+	return nla_total_size(0) + dev->num_tx_queues *
+	       (nla_total_size(0) + 6 * nla_total_size(sizeof(u32)));
+}
+
 #ifdef CONFIG_BQL
 static struct dql *queue_dql(struct net_device *dev, unsigned int q)
 {

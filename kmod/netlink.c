@@ -6,11 +6,12 @@
  * A GET or SET looks the device up in the caller's netns, holds a reference
  * on it, takes rtnl where the device needs it (usbeth_needs_rtnl()) and
  * re-checks that it is registered, so the driver behind it cannot go away
- * while usbeth talks to it. SETs are serialised by usbeth_set_lock (taken
- * after rtnl); one validates every attribute before it applies any, and
- * puts back what it applied when a later one fails. Dumps walk the netns's
- * device list under rtnl.
+ * while usbeth talks to it. SETs of one device are serialised (rtnl, or a
+ * per-device mutex for the rest: usbeth_set_locks); one validates every
+ * attribute before it applies any, and puts back what it applied when a
+ * later one fails. Dumps walk the netns's device list under rtnl.
  */
+#include <linux/hash.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/sock.h>
@@ -18,7 +19,22 @@
 
 static struct genl_family usbeth_family;
 static bool usbeth_family_live;	/* notifications may go out */
-static DEFINE_MUTEX(usbeth_set_lock);
+
+/*
+ * SETs of one device are serialised: by rtnl for the devices that need it
+ * (usbeth_needs_rtnl()), else (USB host-side netdevs) by one of these
+ * mutexes, picked by the device's address. A SET under rtnl never waits
+ * for one of them, so a slow host-side SET (SET_NTB_INPUT_SIZE is a USB
+ * control transfer of up to 5 s) holds up only the SETs of host-side
+ * devices hashed alike, never rtnl and the system with it.
+ */
+#define USBETH_SET_LOCK_BITS 5
+static struct mutex usbeth_set_locks[1 << USBETH_SET_LOCK_BITS];
+
+static struct mutex *usbeth_set_lock(struct net_device *dev)
+{
+	return &usbeth_set_locks[hash_ptr(dev, USBETH_SET_LOCK_BITS)];
+}
 
 /* Every knob, in the order a SET applies them. */
 static const struct usbeth_knob *const usbeth_knob_list[] = {
@@ -142,6 +158,16 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/*
+ * The size of a device's message, known before it is built (as ethtool's
+ * reply_size()): everything but the TX queues' BQL state fits in
+ * NLMSG_GOODSIZE, and each queue the device may have adds its nest.
+ */
+static size_t usbeth_msg_size(const struct net_device *dev)
+{
+	return NLMSG_GOODSIZE + usbeth_bql_size(dev);
+}
+
 /* NEW and DEL notifications, from the netdev notifier (under rtnl). */
 void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 {
@@ -149,7 +175,7 @@ void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 
 	if (!READ_ONCE(usbeth_family_live))
 		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	skb = genlmsg_new(usbeth_msg_size(dev), GFP_KERNEL);
 	if (!skb)
 		return;
 	if (usbeth_fill_dev(skb, dev, 0, 0, 0, cmd)) {
@@ -226,20 +252,39 @@ static int usbeth_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int err;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
 	err = usbeth_hold(genl_info_net(info), info->attrs, info->extack, &h);
-	if (!err) {
+	if (err)
+		return err;
+	msg = genlmsg_new(usbeth_msg_size(h.dev), GFP_KERNEL);
+	if (msg)
 		err = usbeth_fill_dev(msg, h.dev, info->snd_portid,
 				      info->snd_seq, 0, USBETH_CMD_GET);
-		usbeth_release(&h);
-	}
+	else
+		err = -ENOMEM;
+	usbeth_release(&h);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
 	}
 	return genlmsg_reply(msg, info);
+}
+
+/*
+ * A dump's every chunk can take the largest device message of the netns
+ * (one that does not fit an empty chunk would end the dump).
+ */
+static int usbeth_get_dump_start(struct netlink_callback *cb)
+{
+	struct net *net = sock_net(cb->skb->sk);
+	struct net_device *dev;
+	size_t max = 0;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(net, dev)
+		max = max(max, usbeth_msg_size(dev));
+	rcu_read_unlock();
+	cb->min_dump_alloc = min_t(size_t, max, U32_MAX);
+	return 0;
 }
 
 static int usbeth_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
@@ -329,6 +374,7 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct usbeth_req req = { .tb = tb, .extack = extack, .bql_queue = -1 };
 	struct usbeth_ident id;
 	struct usbeth_hold h;
+	struct mutex *lock;	/* this device's SETs, where rtnl is not taken */
 	unsigned int i, q, n = 0, nsv = 0;
 	bool changed = false;
 	char drv[32];
@@ -337,7 +383,9 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = usbeth_hold(genl_info_net(info), tb, extack, &h);
 	if (err)
 		return err;
-	mutex_lock(&usbeth_set_lock);
+	lock = h.rtnl ? NULL : usbeth_set_lock(h.dev);
+	if (lock)
+		mutex_lock(lock);
 	req.dev = h.dev;
 	usbeth_ident(req.dev, &id);
 	req.caps = id.caps;
@@ -457,7 +505,8 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = 0;
 	if (changed) {
-		struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+		struct sk_buff *msg = genlmsg_new(usbeth_msg_size(req.dev),
+						  GFP_KERNEL);
 
 		if (msg && !usbeth_fill_dev(msg, req.dev, info->snd_portid,
 					    info->snd_seq, 0,
@@ -471,7 +520,8 @@ free:
 		kfree(sv[i].old);
 	kfree(sv);
 unlock:
-	mutex_unlock(&usbeth_set_lock);
+	if (lock)
+		mutex_unlock(lock);
 	usbeth_release(&h);
 	return err;
 }
@@ -480,6 +530,7 @@ static const struct genl_ops usbeth_ops[] = {
 	{
 		.cmd	= USBETH_CMD_GET,
 		.doit	= usbeth_get_doit,
+		.start	= usbeth_get_dump_start,
 		.dumpit	= usbeth_get_dumpit,
 		.policy	= usbeth_get_policy,
 		.maxattr = ARRAY_SIZE(usbeth_get_policy) - 1,
@@ -500,7 +551,7 @@ static struct genl_family usbeth_family __ro_after_init = {
 	.name		= USBETH_GENL_NAME,
 	.version	= USBETH_GENL_VERSION,
 	.netnsok	= true,
-	.parallel_ops	= true,		/* see usbeth_hold(), usbeth_set_lock */
+	.parallel_ops	= true,		/* see usbeth_hold(), usbeth_set_locks */
 	.module		= THIS_MODULE,
 	.ops		= usbeth_ops,
 	.n_ops		= ARRAY_SIZE(usbeth_ops),
@@ -510,7 +561,12 @@ static struct genl_family usbeth_family __ro_after_init = {
 
 int usbeth_netlink_init(void)
 {
-	int err = genl_register_family(&usbeth_family);
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(usbeth_set_locks); i++)
+		mutex_init(&usbeth_set_locks[i]);
+	err = genl_register_family(&usbeth_family);
 
 	if (!err)
 		WRITE_ONCE(usbeth_family_live, true);

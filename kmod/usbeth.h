@@ -5,9 +5,10 @@
  * Locking: a genl handler holds a reference on the device it works on and
  * takes rtnl unless usbeth_needs_rtnl() says the device does without (USB
  * host-side netdevs whose knobs are all sysfs-style: see device.c); dumps
- * and the netdev notifier run under rtnl. SETs are serialised by a mutex
- * taken after rtnl. The gadget records (device.c) are only touched under
- * rtnl, which gadget netdevs always get.
+ * and the netdev notifier run under rtnl. SETs of one device are
+ * serialised by rtnl where it is taken, else by a per-device mutex
+ * (netlink.c), never both. The gadget records (device.c) are only touched
+ * under rtnl, which gadget netdevs always get.
  */
 #ifndef _USBETH_H
 #define _USBETH_H
@@ -93,6 +94,7 @@ extern const struct usbeth_knob usbeth_coalesce_knobs[4];
 bool usbeth_bql_capable(struct net_device *dev);
 u32 usbeth_bql_accounting(struct net_device *dev);
 int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev);
+size_t usbeth_bql_size(const struct net_device *dev);
 int usbeth_bql_check_request(const struct usbeth_req *req);
 extern const struct usbeth_knob usbeth_bql_knobs[3];
 
