@@ -189,6 +189,15 @@ int usbeth_bql_check_request(const struct usbeth_req *req)
 }
 #endif
 
+/*
+ * BQL keeps the hold time in jiffies: a value in ms that rounds to the
+ * jiffies it holds changes nothing (1001 ms reads back as 1004 at HZ=250).
+ */
+static bool hold_same(u32 now, u32 val)
+{
+	return msecs_to_jiffies(now) == msecs_to_jiffies(val);
+}
+
 const struct usbeth_knob usbeth_bql_knobs[3] = {
 	{ .attr = USBETH_A_BQL_LIMIT_MIN, .name = "bql-limit-min",
 	  .cap = USBETH_CAP_BQL, .per_queue = true,
@@ -198,7 +207,7 @@ const struct usbeth_knob usbeth_bql_knobs[3] = {
 	  .get = bql_get, .set = bql_set },
 	{ .attr = USBETH_A_BQL_HOLD_TIME, .name = "bql-hold-time",
 	  .cap = USBETH_CAP_BQL, .per_queue = true,
-	  .get = bql_get, .set = bql_set },
+	  .get = bql_get, .set = bql_set, .same = hold_same },
 };
 
 #ifdef CONFIG_BQL

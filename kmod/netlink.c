@@ -348,22 +348,48 @@ struct usbeth_saved {
 	bool applied;
 };
 
-static void usbeth_put_back(const struct usbeth_req *req,
-			    struct usbeth_saved *sv, unsigned int n)
+/*
+ * Puts back what a failed SET applied, in reverse order, without an extack
+ * (the reply names the failure). A value that cannot be put back is logged:
+ * returns how many, so that the caller tells listeners the device changed.
+ */
+static unsigned int usbeth_put_back(const struct usbeth_req *req,
+				    struct usbeth_saved *sv, unsigned int n)
 {
-	unsigned int i, q;
-
-	/* reverse order; without an extack: the reply names the failure */
 	struct usbeth_req quiet = *req;
+	unsigned int i, q, failed = 0;
+	int err;
 
 	quiet.extack = NULL;
 	for (i = n; i-- > 0;) {
 		if (!sv[i].applied)
 			continue;
-		for (q = sv[i].first; q < sv[i].last; q++)
-			sv[i].knob->set(&quiet, sv[i].knob->attr, q,
-					sv[i].old[q - sv[i].first], sv[i].attr);
+		for (q = sv[i].first; q < sv[i].last; q++) {
+			u32 old = sv[i].old[q - sv[i].first];
+
+			err = sv[i].knob->set(&quiet, sv[i].knob->attr, q, old,
+					      sv[i].attr);
+			if (!err)
+				continue;
+			failed++;
+			net_warn_ratelimited("usbeth: %s: cannot put %s back to %u (queue %u): %d\n",
+					     req->dev->name, sv[i].knob->name,
+					     old, q, err);
+		}
 	}
+	return failed;
+}
+
+/* CHANGE: what a SET left the device with, to the monitor group. */
+static void usbeth_notify_change(struct net_device *dev, struct genl_info *info)
+{
+	struct sk_buff *msg = genlmsg_new(usbeth_msg_size(dev), GFP_KERNEL);
+
+	if (msg && !usbeth_fill_dev(msg, dev, info->snd_portid, info->snd_seq,
+				    0, USBETH_CMD_CHANGE_NTF))
+		genl_notify(&usbeth_family, msg, info, 0, GFP_KERNEL);
+	else
+		nlmsg_free(msg);
 }
 
 static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -482,11 +508,14 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 	 * again.
 	 */
 	for (i = 0; i < nsv; i++) {
+		const struct usbeth_knob *k = sv[i].knob;
 		u32 val = nla_get_u32(sv[i].attr);
 
 		sv[i].applied = true;
 		for (q = sv[i].first; q < sv[i].last; q++) {
-			if (sv[i].old[q - sv[i].first] == val)
+			u32 old = sv[i].old[q - sv[i].first];
+
+			if (k->same ? k->same(old, val) : old == val)
 				continue;
 			err = sv[i].knob->set(&req, sv[i].knob->attr, q, val,
 					      sv[i].attr);
@@ -497,24 +526,17 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 							  "%s %u: %s refused it (%d)",
 							  sv[i].knob->name, val,
 							  req.dev->name, err);
-				usbeth_put_back(&req, sv, i + 1);
+				/* a device left changed is a change too */
+				if (usbeth_put_back(&req, sv, i + 1))
+					usbeth_notify_change(req.dev, info);
 				goto free;
 			}
 			changed = true;
 		}
 	}
 	err = 0;
-	if (changed) {
-		struct sk_buff *msg = genlmsg_new(usbeth_msg_size(req.dev),
-						  GFP_KERNEL);
-
-		if (msg && !usbeth_fill_dev(msg, req.dev, info->snd_portid,
-					    info->snd_seq, 0,
-					    USBETH_CMD_CHANGE_NTF))
-			genl_notify(&usbeth_family, msg, info, 0, GFP_KERNEL);
-		else
-			nlmsg_free(msg);
-	}
+	if (changed)
+		usbeth_notify_change(req.dev, info);
 free:
 	for (i = 0; i < nsv; i++)
 		kfree(sv[i].old);

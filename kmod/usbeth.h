@@ -56,6 +56,11 @@ struct usbeth_knob {
 		   u32 *val);
 	int (*set)(const struct usbeth_req *req, int attr, unsigned int queue,
 		   u32 val, const struct nlattr *nla);
+	/*
+	 * Whether writing val would leave the driver as it is with now (the
+	 * value as get() reads it). NULL: when they are equal.
+	 */
+	bool (*same)(u32 now, u32 val);
 };
 
 /* device.c */

@@ -12,7 +12,7 @@
 source "$(dirname "$0")/lib.sh"
 
 trap e1k_teardown EXIT
-ktap_plan 16
+ktap_plan 18
 e1k_setup
 A=$E1K_A_NS D=$E1K_A_IF
 bql() { sysfs_of "$A" "$D" "queues/tx-0/byte_queue_limits/$1"; }
@@ -29,6 +29,17 @@ ktap_expect_eq get_reports_limit "$(ue_field "$A" "$D" bql.0.limit)" "$(bql limi
 
 ktap_check set_min_and_hold ue "$A" set "$D" bql_limit_min=3000 bql_hold_time=1000
 ktap_expect_eq min_hold_in_sysfs "$(bql limit_min) $(bql hold_time)" "3000 1000"
+# BQL keeps the hold time in jiffies: a value that rounds to what it holds
+# (1001 ms again, read back as 1004 at HZ=250) changes nothing: no rewrite,
+# no echo, no CHANGE
+ktap_check set_hold_1001 ue "$A" set "$D" bql_hold_time=1001
+out=$(ue "$A" set -e "$D" bql_hold_time=1001)
+if grep -q '^ifname=' <<< "$out"; then
+	ktap_fail hold_time_rounding_is_no_change "echoed: a rewrite and a CHANGE"
+else
+	ktap_ok hold_time_rounding_is_no_change
+fi
+ue "$A" set "$D" bql_hold_time=1000 > /dev/null
 ktap_check set_one_queue ue "$A" set "$D" bql_queue=0 bql_limit_max=40000
 ktap_expect_eq one_queue_in_sysfs "$(bql limit_max)" 40000
 out=$(ue "$A" set "$D" bql_limit_min=50000 2>&1)
