@@ -12,7 +12,11 @@
 
 bool usbeth_bql_capable(struct net_device *dev)
 {
-	/* the condition under which the core creates byte_queue_limits/ */
+	/*
+	 * Lockless and queueless devices never have BQL stop a queue; newer
+	 * kernels create no byte_queue_limits/ for them (6.1 still does:
+	 * veth, dummy, bond, ... have the files, and nothing moves them).
+	 */
 	return IS_ENABLED(CONFIG_BQL) && dev->num_tx_queues &&
 	       !usbeth_dev_lltx(dev) &&
 	       !(dev->priv_flags & IFF_NO_QUEUE);

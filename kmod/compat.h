@@ -65,8 +65,8 @@
 #endif
 
 /*
- * Lockless TX: NETIF_F_LLTX left the feature bits in 6.12 for the
- * dev->lltx bit (the core creates no byte_queue_limits for such devices).
+ * Lockless TX (no BQL for such devices, bql.c): NETIF_F_LLTX left the
+ * feature bits in 6.12 for the dev->lltx bit.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #define usbeth_dev_lltx(dev)	((dev)->lltx)
