@@ -2,12 +2,13 @@
 /*
  * ethtool coalesce backend: tx-usecs, tx-frames, rx-usecs, rx-frames of any
  * driver with coalesce ops, limited to what the driver declares in
- * supported_coalesce_params. Like ethtool's own set path, a change reads the
- * whole current setting, modifies one field and hands it back to the driver,
- * then tells ethtool listeners.
+ * supported_coalesce_params. Like ethtool's own set path, a change wakes the
+ * device, reads the whole current setting, modifies one field and hands it
+ * back to the driver, then tells ethtool listeners.
  */
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
+#include <linux/pm_runtime.h>
 #include "usbeth.h"
 
 static const struct {
@@ -53,25 +54,45 @@ static u32 *coal_field(struct ethtool_coalesce *ec, int attr)
 	}
 }
 
+/*
+ * Around the driver's ops, as ethtool's own set and get paths do: wake the
+ * parent first (a runtime-suspended NIC may have detached its netdev, and
+ * ops may touch its registers), check the device is there, then the
+ * driver's begin; coal_complete() undoes it.
+ */
+static int coal_begin(struct net_device *dev)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+	int err = -ENODEV;
+
+	if (dev->dev.parent)
+		pm_runtime_get_sync(dev->dev.parent);
+	if (netif_device_present(dev) &&
+	    READ_ONCE(dev->reg_state) == NETREG_REGISTERED) {
+		err = ops->begin ? ops->begin(dev) : 0;
+		if (!err)
+			return 0;
+	}
+	if (dev->dev.parent)
+		pm_runtime_put(dev->dev.parent);
+	return err;
+}
+
+static void coal_complete(struct net_device *dev)
+{
+	if (dev->ethtool_ops->complete)
+		dev->ethtool_ops->complete(dev);
+	if (dev->dev.parent)
+		pm_runtime_put(dev->dev.parent);
+}
+
+/* Between coal_begin() and coal_complete(). */
 static int coal_read(struct net_device *dev, struct ethtool_coalesce *ec,
 		     struct kernel_ethtool_coalesce *kec)
 {
-	const struct ethtool_ops *ops = dev->ethtool_ops;
-	int err;
-
-	if (!netif_device_present(dev))
-		return -ENODEV;
-	if (ops->begin) {
-		err = ops->begin(dev);
-		if (err)
-			return err;
-	}
 	memset(ec, 0, sizeof(*ec));
 	memset(kec, 0, sizeof(*kec));
-	err = ops->get_coalesce(dev, ec, kec, NULL);
-	if (ops->complete)
-		ops->complete(dev);
-	return err;
+	return dev->ethtool_ops->get_coalesce(dev, ec, kec, NULL);
 }
 
 static int coal_get(struct net_device *dev, int attr, unsigned int queue,
@@ -81,7 +102,11 @@ static int coal_get(struct net_device *dev, int attr, unsigned int queue,
 	struct ethtool_coalesce ec;
 	int err;
 
+	err = coal_begin(dev);
+	if (err)
+		return err;
 	err = coal_read(dev, &ec, &kec);
+	coal_complete(dev);
 	if (!err)
 		*val = *coal_field(&ec, attr);
 	return err;
@@ -110,18 +135,15 @@ static int coal_set(const struct usbeth_req *req, int attr, unsigned int queue,
 	char drv[32];
 	int err;
 
-	err = coal_read(req->dev, &ec, &kec);
+	err = coal_begin(req->dev);
 	if (err)
 		goto refused;
-	*coal_field(&ec, attr) = val;
-	if (ops->begin) {
-		err = ops->begin(req->dev);
-		if (err)
-			goto refused;
+	err = coal_read(req->dev, &ec, &kec);
+	if (!err) {
+		*coal_field(&ec, attr) = val;
+		err = ops->set_coalesce(req->dev, &ec, &kec, req->extack);
 	}
-	err = ops->set_coalesce(req->dev, &ec, &kec, req->extack);
-	if (ops->complete)
-		ops->complete(req->dev);
+	coal_complete(req->dev);
 	if (err)
 		goto refused;
 	usbeth_ethtool_notify(req->dev, ETHTOOL_MSG_COALESCE_NTF);
