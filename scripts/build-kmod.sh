@@ -43,7 +43,8 @@ fi
 # objtool, both gone with the mount namespace when the build ends.
 inroot=/usr/src/usbeth-$(printf '%s' "$out" | md5sum | cut -c1-12)
 mkdir -p "$KBUILDROOT$inroot"
-exec unshare -m /bin/sh -c '
+trap 'rmdir "$KBUILDROOT$inroot" 2>/dev/null' EXIT
+unshare -m /bin/sh -c '
 	root=$1 out=$2 inroot=$3 kdir=$4
 	shift 4
 	mount -t proc proc "$root/proc" &&

@@ -233,7 +233,44 @@ while read -r rel fl def; do
 	[ -n "${KERNELS:-}" ] || [ "$def" = yes ] || continue
 	prepare_kernel "$rel" "$fl"
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/scripts/kernels.conf")
-labels=$("$top/scripts/kernel-env.sh" --list) || die "the kernel matrix is not complete"
+labels=$("$top/scripts/kernel-env.sh" --list) ||
+	die "no kernel to build for${KERNELS:+ in KERNELS='$KERNELS'} (scripts/kernels.conf names the matrix)"
+
+# What no kernel of the matrix uses any more (Debian's updates move the
+# ABIs on): the unpacked kernels, and the headers in the build roots.
+in_list() { # in_list WORD LIST...
+	local w=$1
+	shift
+	for x in "$@"; do [ "$x" = "$w" ] && return 0; done
+	return 1
+}
+keep=() kvers=()
+for f in "$cache"/kernels/*.env; do
+	[ -f "$f" ] || continue
+	a=$(sed -n "s/^KABI='\(.*\)'\$/\1/p" "$f")
+	[ -n "$a" ] || continue
+	keep+=("$a")
+	kvers+=("$(sed -E 's/-(rt-)?amd64$//' <<< "$a")")
+done
+if [ ${#keep[@]} -gt 0 ]; then
+	for d in "$cache"/*-amd64; do
+		[ -d "$d" ] && ! in_list "$(basename "$d")" "${keep[@]}" || continue
+		say "pruning $(basename "$d"): no kernel of the matrix uses it any more"
+		rm -rf -- "$d"
+	done
+	for d in "$cache"/buildroot/*/usr/src/linux-headers-* "$cache"/buildroot/*/usr/src/linux-kbuild-*; do
+		[ -d "$d" ] || continue
+		n=$(basename "$d")
+		case $n in
+		linux-headers-*-common*) v=${n#linux-headers-}; v=${v%-common*}; in_list "$v" "${kvers[@]}" ;;
+		linux-headers-*) in_list "${n#linux-headers-}" "${keep[@]}" ;;
+		linux-kbuild-*) in_list "${n#linux-kbuild-}" "${kvers[@]}" ;;
+		esac && continue
+		say "pruning $n from $(dirname "$(dirname "$(dirname "$d")")")"
+		rm -rf -- "$d"
+		rm -f -- "$(dirname "$d")/.usbeth-${n#linux-headers-}"
+	done
+fi
 
 # checkpatch.pl (and the data files it reads) from Debian's kernel source
 # package, for the kmod/ style check.
