@@ -50,12 +50,9 @@ for k in "${kernels[@]}"; do
 	kstart=$SECONDS
 	(cd "$here" && ./vm/run-vm.sh -K "$k" -o "$out/vm-$k" "${vmtests[@]}")
 	vmrc=$?
-	if [ -f "$out/vm-$k/ktap.log" ]; then
-		tally "$out/vm-$k/ktap.log"
-	else
-		kept=$(ls -td "$top"/build/vm/failed-* 2>/dev/null | head -n1)
-		[ -n "$kept" ] && tally "$kept/ktap.log"
-	fi
+	# run-vm.sh keeps its logs in the -o directory whether it passed or
+	# failed; none there means it never booted (counted just below)
+	[ -f "$out/vm-$k/ktap.log" ] && tally "$out/vm-$k/ktap.log"
 	# A run that failed for a reason outside the tests (kernel log, hang)
 	# is a failure of its own.
 	if [ $vmrc -ne 0 ]; then
