@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 
 NS=usbeth-mq
 trap 'monitor_stop_all; ip netns del "$NS" 2>/dev/null' EXIT
-ktap_plan 9
+ktap_plan 10
 modprobe ifb numifbs=0 || bail "modprobe ifb"
 ip netns add "$NS" || bail "ip netns add $NS"
 ip -n "$NS" link add q256 numtxqueues 256 numrxqueues 1 type ifb &&
@@ -21,9 +21,12 @@ ip -n "$NS" link add q256 numtxqueues 256 numrxqueues 1 type ifb &&
 queues_in() { grep -c '^bql\.[0-9]*\.limit_max='; }
 ktap_expect_eq get_256_queues "$(ue "$NS" get q256 | queues_in)" 256
 ktap_expect_eq get_1024_queues "$(ue "$NS" get q1024 | queues_in)" 1024
-out=$(ue "$NS" dumpcount 2>&1)
+out=$(ue "$NS" dump 2>&1)
 ktap_expect_eq dump_whole "$(sed -n 's/^count=\([0-9]*\).*/\1/p' <<< "$out")" \
 	"$(ip -n "$NS" -o link | wc -l)"
+ktap_expect_eq dump_has_every_queue \
+	"$(grep -o 'ifname=q[0-9]* .* bql_queues=[0-9]*' <<< "$out" | sed 's/^ifname=\(q[0-9]*\) .*bql_queues=/\1:/' | sort | tr '\n' ' ')" \
+	"q1024:1024 q256:256 "
 
 monitor_start "$NS"
 out=$(ue "$NS" set -e q1024 bql_limit_max=12345)

@@ -5,7 +5,8 @@
  *
  *   usbethctl family              family=usbeth id=N version=V monitor_group=G
  *   usbethctl get DEV             key=value per line, present fields only
- *   usbethctl dump                one line per netdev, then count=N redone=R
+ *   usbethctl dump                one line per netdev (bql_queues=N where it
+ *                                 has BQL state), then count=N redone=R
  *   usbethctl dumpcount           count=N redone=R (R: times the dump was
  *                                 redone, flagged interrupted)
  *   usbethctl set [-e] DEV KEY=VALUE...
@@ -382,6 +383,8 @@ static int cmd_dump(int argc, char **argv, bool count_only)
 		}
 		if (usbeth_dev_has(d, USBETH_A_CAPS))
 			printf(" caps=0x%02" PRIx32, d->caps);
+		if (d->n_bql_queues)
+			printf(" bql_queues=%zu", d->n_bql_queues);
 		putchar('\n');
 	}
 	printf("count=%zu redone=%u\n", n, usbeth_dump_redone(u));
