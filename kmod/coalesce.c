@@ -2,9 +2,9 @@
 /*
  * ethtool coalesce backend: tx-usecs, tx-frames, rx-usecs, rx-frames of any
  * driver with coalesce ops, limited to what the driver declares in
- * supported_coalesce_params. Like ethtool's own set path, a change wakes the
- * device, reads the whole current setting, modifies one field and hands it
- * back to the driver, then tells ethtool listeners.
+ * supported_coalesce_params. Like ethtool's own set path, a SET wakes the
+ * device, reads the whole current setting, modifies every field the SET
+ * names and hands it back to the driver once, then tells ethtool listeners.
  */
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
@@ -126,13 +126,22 @@ static const char *coal_name(int attr)
 	}
 }
 
-static int coal_set(const struct usbeth_req *req, int attr, unsigned int queue,
-		    u32 val, const struct nlattr *nla)
+/*
+ * One SET's coalesce knobs, as ethtool -C makes them: one read, every field
+ * changed, one set_coalesce() (the driver validates the whole new setting,
+ * e.g. stmmac refuses tx-usecs 0 with tx-frames 0, never an intermediate
+ * one), one notification.
+ */
+static int coal_set_group(const struct usbeth_req *req, const int *attrs,
+			  const u32 *vals, unsigned int n,
+			  const struct nlattr *nla)
 {
 	const struct ethtool_ops *ops = req->dev->ethtool_ops;
 	struct kernel_ethtool_coalesce kec;
 	struct ethtool_coalesce ec;
-	char drv[32];
+	char what[80], drv[32];
+	unsigned int i;
+	size_t len;
 	int err;
 
 	err = coal_begin(req->dev);
@@ -140,7 +149,8 @@ static int coal_set(const struct usbeth_req *req, int attr, unsigned int queue,
 		goto refused;
 	err = coal_read(req->dev, &ec, &kec);
 	if (!err) {
-		*coal_field(&ec, attr) = val;
+		for (i = 0; i < n; i++)
+			*coal_field(&ec, attrs[i]) = vals[i];
 		err = ops->set_coalesce(req->dev, &ec, &kec, req->extack);
 	}
 	coal_complete(req->dev);
@@ -150,24 +160,29 @@ static int coal_set(const struct usbeth_req *req, int attr, unsigned int queue,
 	return 0;
 
 refused:
-	usbeth_extack_msg(req->extack, nla, "the driver refused the coalesce value",
-			  "%s %u: driver %s of %s refused it (%d)",
-			  coal_name(attr), val, usbeth_driver_name(req->dev, drv, sizeof(drv)),
-			  req->dev->name, err);
+	if (req->extack && req->extack->_msg)
+		return err;	/* the driver said why */
+	for (i = 0, len = 0; i < n && len < sizeof(what); i++)
+		len += scnprintf(what + len, sizeof(what) - len, "%s%s %u",
+				 i ? ", " : "", coal_name(attrs[i]), vals[i]);
+	usbeth_extack_msg(req->extack, nla, "the driver refused the coalesce values",
+			  "%s: driver %s of %s refused %s (%d)", what,
+			  usbeth_driver_name(req->dev, drv, sizeof(drv)),
+			  req->dev->name, n > 1 ? "them" : "it", err);
 	return err;
 }
 
 const struct usbeth_knob usbeth_coalesce_knobs[4] = {
 	{ .attr = USBETH_A_COAL_TX_USECS, .name = "tx-usecs",
 	  .cap = USBETH_CAP_COAL_TX_USECS,
-	  .get = coal_get, .set = coal_set },
+	  .get = coal_get, .set_group = coal_set_group },
 	{ .attr = USBETH_A_COAL_TX_FRAMES, .name = "tx-frames",
 	  .cap = USBETH_CAP_COAL_TX_FRAMES,
-	  .get = coal_get, .set = coal_set },
+	  .get = coal_get, .set_group = coal_set_group },
 	{ .attr = USBETH_A_COAL_RX_USECS, .name = "rx-usecs",
 	  .cap = USBETH_CAP_COAL_RX_USECS,
-	  .get = coal_get, .set = coal_set },
+	  .get = coal_get, .set_group = coal_set_group },
 	{ .attr = USBETH_A_COAL_RX_FRAMES, .name = "rx-frames",
 	  .cap = USBETH_CAP_COAL_RX_FRAMES,
-	  .get = coal_get, .set = coal_set },
+	  .get = coal_get, .set_group = coal_set_group },
 };
