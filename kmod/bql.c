@@ -197,7 +197,7 @@ int usbeth_bql_check_request(const struct usbeth_req *req)
  * BQL keeps the hold time in jiffies: a value in ms that rounds to the
  * jiffies it holds changes nothing (1001 ms reads back as 1004 at HZ=250).
  */
-static bool hold_same(u32 now, u32 val)
+static bool hold_same(struct net_device *dev, u32 now, u32 val)
 {
 	return msecs_to_jiffies(now) == msecs_to_jiffies(val);
 }

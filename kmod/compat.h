@@ -65,6 +65,18 @@
 #endif
 
 /*
+ * struct nla_policy points at its range as const in 6.12's headers, not in
+ * 6.1's. The cut-over is taken as 6.4 (the 2023 change, not checked on a 6.4
+ * tree); any version between 6.2 and 6.12 builds right on the matrix, whose
+ * W=1 builds would flag a wrong side as a discarded qualifier.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define usbeth_range_const	const
+#else
+#define usbeth_range_const
+#endif
+
+/*
  * Lockless TX (no BQL for such devices, bql.c): NETIF_F_LLTX left the
  * feature bits in 6.12 for the dev->lltx bit.
  */

@@ -16,7 +16,9 @@
  * it) and at module exit. Records are only touched under rtnl.
  */
 #include <linux/ethtool.h>
+#include <linux/kallsyms.h>
 #include <linux/list.h>
+#include <linux/pm.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/usb.h>
@@ -28,7 +30,7 @@ struct usbeth_gadget_rec {
 	struct net_device *dev;
 	netdevice_tracker tracker;
 	int connect;		/* carrier_up_count when recorded */
-	u32 qmult;		/* qmult in effect since that connect */
+	u32 qmult;		/* qmult in effect since that connect, 0: unknown */
 };
 
 static LIST_HEAD(gadget_recs);
@@ -42,15 +44,31 @@ static bool is_usb_host_side(struct net_device *dev)
 	       parent->type->name && !strcmp(parent->type->name, "usb_interface");
 }
 
+/*
+ * Whether dev is a u_ether netdev: its device type is the one u_ether names
+ * "gadget" and its transmit routine is u_ether's. The type name alone is
+ * not enough: usbeth hands gadget netdevs to u_ether's exports, which take
+ * netdev_priv() as u_ether's own struct, so a foreign netdev whose type
+ * happens to be called "gadget" must never get there. u_ether's types and
+ * ops are static; the kernel's symbol table names the module a function
+ * belongs to, which is how it is told here (Debian's kernels have
+ * KALLSYMS; without it no netdev passes and gadget knobs are not offered).
+ */
 static bool is_usb_gadget_side(struct net_device *dev)
 {
-	/*
-	 * u_ether names its netdevs' device type "gadget". Their parent is
-	 * the gadget only while bound to a UDC: since the u_ether detach
-	 * fixes (backported to 6.1.y) unbind moves them to no parent.
-	 */
-	return dev->dev.type && dev->dev.type->name &&
-	       !strcmp(dev->dev.type->name, "gadget");
+	char sym[KSYM_SYMBOL_LEN];
+	const char *mod;
+
+	if (!dev->dev.type || !dev->dev.type->name ||
+	    strcmp(dev->dev.type->name, "gadget") || !dev->netdev_ops ||
+	    !dev->netdev_ops->ndo_start_xmit)
+		return false;
+	sprint_symbol(sym, (unsigned long)dev->netdev_ops->ndo_start_xmit);
+	mod = strchr(sym, '[');
+	if (mod)
+		return !strcmp(mod, "[u_ether]");
+	/* u_ether built in: its transmit routine by name */
+	return !strncmp(sym, "eth_start_xmit+", strlen("eth_start_xmit+"));
 }
 
 static u32 speed_of(enum usb_device_speed s)
@@ -122,6 +140,39 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A gadget netdev's parent is its usb_gadget while bound to a UDC, moved by
+ * u_ether's gether_attach_gadget()/gether_detach_gadget() with
+ * device_move(), which takes neither rtnl nor anything of the netdev's:
+ * only the driver core's dpm_list_mtx, held across the whole move. Unbind
+ * plus UDC removal can free the gadget right after the move, so what
+ * usbeth reports of it is copied under that mutex, reached through the one
+ * export that holds it (dpm_for_each_dev(), which walks the list of
+ * devices: a gadget's netdev is on it). While the mutex is held and the
+ * netdev's parent is the gadget, the gadget has not been deleted (its
+ * device_del() takes the mutex too, after the unbind that moves the
+ * netdev), hence not freed; nor has the UDC, its parent.
+ */
+struct usbeth_gadget_copy {
+	struct device *netdev;
+	struct usbeth_ident *id;
+};
+
+static void gadget_copy(struct device *d, void *data)
+{
+	struct usbeth_gadget_copy *c = data;
+	struct device *parent = d->parent;
+	struct usb_gadget *g;
+
+	if (d != c->netdev || !parent)
+		return;
+	g = container_of(parent, struct usb_gadget, dev);
+	c->id->speed = speed_of(g->speed);
+	c->id->max_speed = speed_of(g->max_speed);
+	if (g->dev.parent)
+		strscpy(c->id->udc, dev_name(g->dev.parent), sizeof(c->id->udc));
+}
+
 void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 {
 	memset(id, 0, sizeof(*id));
@@ -140,18 +191,10 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 		if (usbeth_ncm_present(dev))
 			id->caps |= USBETH_CAP_NTB | USBETH_CAP_TX_TIMER;
 	} else if (is_usb_gadget_side(dev)) {
-		struct device *parent = READ_ONCE(dev->dev.parent);
+		struct usbeth_gadget_copy c = { .netdev = &dev->dev, .id = id };
 
 		id->role = USBETH_ROLE_USB_GADGET;
-		if (parent) {
-			struct usb_gadget *g = container_of(parent,
-							    struct usb_gadget,
-							    dev);
-
-			id->speed = speed_of(g->speed);
-			id->max_speed = speed_of(g->max_speed);
-			id->udc = g->dev.parent ? dev_name(g->dev.parent) : NULL;
-		}
+		dpm_for_each_dev(&c, gadget_copy);
 		if (usbeth_gadget_qmult_available())
 			id->caps |= USBETH_CAP_QMULT;
 	}
@@ -180,33 +223,84 @@ bool usbeth_qmult_active(struct net_device *dev, u32 *qmult)
 	rec = rec_find(dev);
 	if (rec && rec->connect == atomic_read(&dev->carrier_up_count)) {
 		*qmult = rec->qmult;
-		return true;
+		return rec->qmult != 0;	/* 0: not known for this connect */
 	}
 	return !usbeth_gadget_get_qmult(dev, qmult);
 }
 
-void usbeth_qmult_will_change(struct net_device *dev)
+static struct usbeth_gadget_rec *rec_get(struct net_device *dev)
+{
+	struct usbeth_gadget_rec *rec = rec_find(dev);
+
+	if (rec)
+		return rec;
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	if (!rec)
+		return NULL;
+	rec->dev = dev;
+	netdev_hold(dev, &rec->tracker, GFP_KERNEL);
+	list_add(&rec->list, &gadget_recs);
+	return rec;
+}
+
+/*
+ * Around a qmult change (gadget.c): before it, the connect count and
+ * carrier and the qmult the driver holds; after it, usbeth_qmult_changed()
+ * tells what the pools of the current connect were sized with. u_ether's
+ * gether_connect() reads qmult and then turns the carrier on (counting the
+ * connect) without any lock usbeth can take, so a connect that overlaps the
+ * change is seen as the carrier or the count moving between before and
+ * after: the qmult of that connect is then not known, and GET leaves
+ * QMULT_ACTIVE out for it rather than guess. One overlap stays invisible:
+ * a connect that had read qmult but not yet raised the carrier both before
+ * and after the change (a window of a few instructions inside
+ * gether_connect()); GET then shows the new value for that connection.
+ */
+void usbeth_qmult_will_change(struct net_device *dev,
+			      struct usbeth_qmult_change *c)
+{
+	ASSERT_RTNL();
+	c->carrier = netif_carrier_ok(dev);
+	c->connect = atomic_read(&dev->carrier_up_count);
+	smp_rmb();	/* the carrier and count before the old value */
+	if (usbeth_gadget_get_qmult(dev, &c->old))
+		c->old = 0;
+}
+
+void usbeth_qmult_changed(struct net_device *dev,
+			  const struct usbeth_qmult_change *c)
 {
 	struct usbeth_gadget_rec *rec;
-	int connect = atomic_read(&dev->carrier_up_count);
+	bool carrier;
+	int connect;
 
 	ASSERT_RTNL();
-	if (!netif_carrier_ok(dev))
-		return;
+	smp_mb();	/* the new value before the carrier and count after */
+	carrier = netif_carrier_ok(dev);
+	connect = atomic_read(&dev->carrier_up_count);
 	rec = rec_find(dev);
-	if (rec && rec->connect == connect)
-		return;		/* already recorded for this connect */
-	if (!rec) {
-		rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	if (connect == c->connect && carrier && c->carrier) {
+		/*
+		 * Connected throughout: the pools are the old value's, unless
+		 * an earlier change of this connect already recorded one.
+		 */
+		if (rec && rec->connect == connect)
+			return;
+		rec = rec_get(dev);
 		if (!rec)
 			return;	/* QMULT_ACTIVE then shows the new value */
-		rec->dev = dev;
-		netdev_hold(dev, &rec->tracker, GFP_KERNEL);
-		list_add(&rec->list, &gadget_recs);
+		rec->connect = connect;
+		rec->qmult = c->old;
+		return;
 	}
-	rec->connect = connect;
-	if (usbeth_gadget_get_qmult(dev, &rec->qmult))
-		rec->connect = connect - 1;	/* never matches */
+	if (connect == c->connect && !carrier && !c->carrier)
+		return;		/* the next connect takes the new value */
+	/* a connect overlapped the change */
+	rec = rec_get(dev);
+	if (!rec)
+		return;
+	rec->connect = connect + (carrier ? 0 : 1);
+	rec->qmult = 0;
 }
 
 static void rec_free(struct usbeth_gadget_rec *rec)

@@ -47,6 +47,7 @@ static int qmult_set(const struct usbeth_req *req, int attr, unsigned int queue,
 		     u32 val, const struct nlattr *nla)
 {
 	gether_set_qmult_t set = __symbol_get("gether_set_qmult");
+	struct usbeth_qmult_change c;
 
 	if (!set) {
 		usbeth_extack_msg(req->extack, nla, "qmult: u_ether is not loaded",
@@ -54,8 +55,9 @@ static int qmult_set(const struct usbeth_req *req, int attr, unsigned int queue,
 				  req->dev->name);
 		return -EOPNOTSUPP;
 	}
-	usbeth_qmult_will_change(req->dev);
+	usbeth_qmult_will_change(req->dev, &c);
 	set(req->dev, val);
+	usbeth_qmult_changed(req->dev, &c);
 	__symbol_put("gether_set_qmult");
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <linux/gfp.h>
 #include <linux/mutex.h>
 #include <linux/stringify.h>
+#include <linux/usb.h>
 #include <linux/usb/cdc.h>
 #include <linux/usb/cdc_ncm.h>
 #include "usbeth.h"
@@ -121,6 +122,58 @@ static int ncm_max(struct net_device *dev, bool rx, u32 *max)
 	return 0;
 }
 
+/*
+ * tx_max in the driver's terms. cdc_ncm pads a tx_max that is a multiple of
+ * the bulk OUT packet size by one byte (unless it is dwNtbOutMaxSize), and
+ * shows the padded value; its store refuses values above the maximum, so the
+ * padded form of the maximum (65536 -> 65537) could not be written back as
+ * GET shows it. usbeth writes the unpadded form of a value and compares in
+ * the padded one, so any value GET reported can be set, put back and
+ * restored, and setting the value the driver already holds, in either
+ * form, changes nothing.
+ */
+static u32 ncm_out_maxp(struct net_device *dev)
+{
+	struct usb_interface *ctrl = to_usb_interface(dev->dev.parent);
+	struct usb_device *udev = interface_to_usbdev(ctrl);
+	struct usb_host_config *cfg = udev->actconfig;
+	unsigned int i, e;
+
+	/* the data interface: the other one the driver holds, bulk OUT */
+	for (i = 0; cfg && i < cfg->desc.bNumInterfaces; i++) {
+		struct usb_interface *intf = cfg->interface[i];
+		struct usb_host_interface *alt;
+
+		if (!intf || intf == ctrl || intf->dev.driver != ctrl->dev.driver)
+			continue;
+		alt = intf->cur_altsetting;
+		for (e = 0; alt && e < alt->desc.bNumEndpoints; e++)
+			if (usb_endpoint_is_bulk_out(&alt->endpoint[e].desc))
+				return usb_endpoint_maxp(&alt->endpoint[e].desc);
+	}
+	return 0;
+}
+
+static u32 tx_pad(struct net_device *dev, u32 val)
+{
+	u32 mp = ncm_out_maxp(dev), dev_max;
+
+	if (!mp || val % mp || usbeth_ncm_read(dev, "dwNtbOutMaxSize", &dev_max) ||
+	    val == dev_max)
+		return val;
+	return val + 1;
+}
+
+static u32 tx_unpad(struct net_device *dev, u32 val)
+{
+	return val > 1 && tx_pad(dev, val - 1) == val ? val - 1 : val;
+}
+
+static bool tx_same(struct net_device *dev, u32 now, u32 val)
+{
+	return now == tx_pad(dev, tx_unpad(dev, val));
+}
+
 static int ntb_check(const struct usbeth_req *req, const struct nlattr *attr,
 		     u32 val, bool rx)
 {
@@ -129,6 +182,8 @@ static int ntb_check(const struct usbeth_req *req, const struct nlattr *attr,
 	u32 max;
 	int err;
 
+	if (!rx)
+		val = tx_unpad(req->dev, val);
 	err = ncm_max(req->dev, rx, &max);
 	if (err) {
 		usbeth_extack_msg(req->extack, attr,
@@ -184,27 +239,25 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 {
 	const char *knob = rx ? "ntb-rx-max" : "ntb-tx-max";
 	const char *file = rx ? "rx_max" : "tx_max";
+	u32 want = rx ? val : tx_pad(req->dev, tx_unpad(req->dev, val));
 	char drv[32];
 	u32 now;
 	int err;
 
-	err = ncm_write(req->dev, file, val);
+	err = ncm_write(req->dev, file, rx ? val : tx_unpad(req->dev, val));
 	if (!err)
 		err = usbeth_ncm_read(req->dev, file, &now);
 	if (err) {
 		/* cdc_ncm, or a driver built on it (cdc_mbim, huawei_cdc_ncm) */
 		usbeth_extack_msg(req->extack, attr,
 				  "the driver refused the NTB size",
-				  "%s %u: driver %s refused it (%d)", knob, val,
-				  usbeth_driver_name(req->dev, drv, sizeof(drv)),
-				  err);
+				  "%s %u: driver %s of %s refused it (%d)", knob,
+				  val, usbeth_driver_name(req->dev, drv, sizeof(drv)),
+				  req->dev->name, err);
 		return err;
 	}
-	/*
-	 * rx_max only changes when the device accepted SET_NTB_INPUT_SIZE;
-	 * tx_max gets one pad byte when it is a multiple of the USB packet.
-	 */
-	if (now != val && !(!rx && now == val + 1)) {
+	/* rx_max only changes when the device accepted SET_NTB_INPUT_SIZE */
+	if (now != want) {
 		usbeth_extack_msg(req->extack, attr,
 				  "the device did not accept the new NTB size",
 				  "%s %u: %s kept %u (the device did not accept the new size)",
@@ -272,7 +325,7 @@ const struct usbeth_knob usbeth_ncm_knobs[3] = {
 	}, {
 		.attr = USBETH_A_NTB_TX_MAX, .name = "ntb-tx-max",
 		.cap = USBETH_CAP_NTB, .check = ntb_tx_check,
-		.get = ntb_tx_get, .set = ntb_tx_set,
+		.get = ntb_tx_get, .set = ntb_tx_set, .same = tx_same,
 	}, {
 		.attr = USBETH_A_TX_TIMER_USECS, .name = "tx-timer-usecs",
 		.cap = USBETH_CAP_TX_TIMER, .check = timer_check,

@@ -45,19 +45,19 @@ static const struct usbeth_knob *const usbeth_knob_list[] = {
 	&usbeth_coalesce_knobs[2], &usbeth_coalesce_knobs[3],
 };
 
-static struct netlink_range_validation ntb_range = {
+static usbeth_range_const struct netlink_range_validation ntb_range = {
 	.min = USBETH_NTB_MIN, .max = USBETH_NTB_MAX,
 };
 
-static struct netlink_range_validation tx_timer_range = {
+static usbeth_range_const struct netlink_range_validation tx_timer_range = {
 	.max = USBETH_TX_TIMER_MAX_USECS,
 };
 
-static struct netlink_range_validation bql_limit_range = {
+static usbeth_range_const struct netlink_range_validation bql_limit_range = {
 	.max = USBETH_BQL_LIMIT_MAX,
 };
 
-static struct netlink_range_validation bql_hold_range = {
+static usbeth_range_const struct netlink_range_validation bql_hold_range = {
 	.max = USBETH_BQL_HOLD_TIME_MAX,
 };
 
@@ -120,7 +120,7 @@ int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
 	if (id.role == USBETH_ROLE_USB_GADGET &&
 	    (nla_put_u32(skb, USBETH_A_USB_SPEED, id.speed) ||
 	     nla_put_u32(skb, USBETH_A_GADGET_MAX_SPEED, id.max_speed) ||
-	     (id.udc && nla_put_string(skb, USBETH_A_GADGET_UDC, id.udc))))
+	     (id.udc[0] && nla_put_string(skb, USBETH_A_GADGET_UDC, id.udc))))
 		goto cancel;
 
 	/* every value as the driver holds it now */
@@ -349,6 +349,57 @@ struct usbeth_saved {
 };
 
 /*
+ * Writes the group of knobs sv[0..n) (one set_group, see usbeth.h) in one
+ * driver call: the values of the request, those the driver does not hold
+ * already (put_back false), or the saved ones (put_back true). Marks them
+ * applied; *changed tells whether the driver was called.
+ */
+static int usbeth_set_group(const struct usbeth_req *req,
+			    struct usbeth_saved *sv, unsigned int n,
+			    bool put_back, bool *changed)
+{
+	int attrs[ARRAY_SIZE(usbeth_knob_list)];
+	u32 vals[ARRAY_SIZE(usbeth_knob_list)];
+	unsigned int i, m = 0;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const struct usbeth_knob *k = sv[i].knob;
+		u32 val = put_back ? sv[i].old[0] : nla_get_u32(sv[i].attr);
+
+		sv[i].applied = true;
+		if (!put_back && (k->same ? k->same(req->dev, sv[i].old[0], val) :
+				  sv[i].old[0] == val))
+			continue;
+		attrs[m] = k->attr;
+		vals[m++] = val;
+	}
+	*changed = m > 0;
+	if (!m)
+		return 0;
+	err = sv[0].knob->set_group(req, attrs, vals, m, sv[0].attr);
+	if (err && !put_back) {
+		/* refused as a whole: nothing of it to put back */
+		for (i = 0; i < n; i++)
+			sv[i].applied = false;
+		*changed = false;
+	}
+	return err;
+}
+
+/* How many of sv[i..nsv) share sv[i]'s set_group (at least 1). */
+static unsigned int usbeth_group_len(const struct usbeth_saved *sv,
+				     unsigned int i, unsigned int nsv)
+{
+	unsigned int j = i + 1;
+
+	if (sv[i].knob->set_group)
+		while (j < nsv && sv[j].knob->set_group == sv[i].knob->set_group)
+			j++;
+	return j - i;
+}
+
+/*
  * Puts back what a failed SET applied, in reverse order, without an extack
  * (the reply names the failure). A value that cannot be put back is logged:
  * returns how many, so that the caller tells listeners the device changed.
@@ -357,13 +408,29 @@ static unsigned int usbeth_put_back(const struct usbeth_req *req,
 				    struct usbeth_saved *sv, unsigned int n)
 {
 	struct usbeth_req quiet = *req;
-	unsigned int i, q, failed = 0;
+	unsigned int i, q, s, failed = 0;
+	bool called;
 	int err;
 
 	quiet.extack = NULL;
 	for (i = n; i-- > 0;) {
 		if (!sv[i].applied)
 			continue;
+		if (sv[i].knob->set_group) {
+			for (s = i; s > 0 && sv[s - 1].knob->set_group ==
+					     sv[i].knob->set_group; s--)
+				;
+			err = usbeth_set_group(&quiet, sv + s, i + 1 - s, true,
+					       &called);
+			if (err) {
+				failed++;
+				net_warn_ratelimited("usbeth: %s: cannot put %s and the rest of its group back: %d\n",
+						     req->dev->name,
+						     sv[s].knob->name, err);
+			}
+			i = s;
+			continue;
+		}
 		for (q = sv[i].first; q < sv[i].last; q++) {
 			u32 old = sv[i].old[q - sv[i].first];
 
@@ -401,7 +468,7 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct usbeth_ident id;
 	struct usbeth_hold h;
 	struct mutex *lock;	/* this device's SETs, where rtnl is not taken */
-	unsigned int i, q, n = 0, nsv = 0;
+	unsigned int i, q, len, n = 0, nsv = 0;
 	bool changed = false;
 	char drv[32];
 	int err;
@@ -507,35 +574,45 @@ static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
 	 * ethtool's set path, a value the driver already holds is not written
 	 * again.
 	 */
-	for (i = 0; i < nsv; i++) {
+	for (i = 0; i < nsv; i += len) {
 		const struct usbeth_knob *k = sv[i].knob;
 		u32 val = nla_get_u32(sv[i].attr);
+		bool called;
 
+		len = usbeth_group_len(sv, i, nsv);
+		if (k->set_group) {
+			err = usbeth_set_group(&req, sv + i, len, false, &called);
+			changed |= called;
+			if (err)
+				goto refused;
+			continue;
+		}
 		sv[i].applied = true;
 		for (q = sv[i].first; q < sv[i].last; q++) {
 			u32 old = sv[i].old[q - sv[i].first];
 
-			if (k->same ? k->same(old, val) : old == val)
+			if (k->same ? k->same(req.dev, old, val) : old == val)
 				continue;
-			err = sv[i].knob->set(&req, sv[i].knob->attr, q, val,
-					      sv[i].attr);
-			if (err) {
-				if (!extack || !extack->_msg)
-					usbeth_extack_msg(extack, sv[i].attr,
-							  "the device refused the value",
-							  "%s %u: %s refused it (%d)",
-							  sv[i].knob->name, val,
-							  req.dev->name, err);
-				/* a device left changed is a change too */
-				if (usbeth_put_back(&req, sv, i + 1))
-					usbeth_notify_change(req.dev, info);
-				goto free;
-			}
+			err = k->set(&req, k->attr, q, val, sv[i].attr);
+			if (err)
+				goto refused;
 			changed = true;
 		}
 	}
 	err = 0;
 	if (changed)
+		usbeth_notify_change(req.dev, info);
+	goto free;
+
+refused:
+	if (!extack || !extack->_msg)
+		usbeth_extack_msg(extack, sv[i].attr,
+				  "the device refused the value",
+				  "%s %u: %s refused it (%d)",
+				  sv[i].knob->name, nla_get_u32(sv[i].attr),
+				  req.dev->name, err);
+	/* a device left changed is a change too */
+	if (usbeth_put_back(&req, sv, i + len))
 		usbeth_notify_change(req.dev, info);
 free:
 	for (i = 0; i < nsv; i++)

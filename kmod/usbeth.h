@@ -26,8 +26,8 @@ struct usbeth_ident {
 	u16 vid, pid;
 	u32 busnum;
 	const char *usb_path;
-	/* gadget role */
-	const char *udc;
+	/* gadget role: the UDC's name, copied (device.c); "" when unbound */
+	char udc[64];
 	u32 max_speed;
 };
 
@@ -57,10 +57,21 @@ struct usbeth_knob {
 	int (*set)(const struct usbeth_req *req, int attr, unsigned int queue,
 		   u32 val, const struct nlattr *nla);
 	/*
+	 * Instead of set(), for knobs that are fields of one driver setting
+	 * (ethtool coalesce): the knobs of one SET that share set_group are
+	 * written together, in one driver call, so the driver validates the
+	 * whole new setting and never sees an intermediate one, and
+	 * listeners get one notification. attrs[i] gets vals[i]; nla names
+	 * the request's first attribute of the group.
+	 */
+	int (*set_group)(const struct usbeth_req *req, const int *attrs,
+			 const u32 *vals, unsigned int n,
+			 const struct nlattr *nla);
+	/*
 	 * Whether writing val would leave the driver as it is with now (the
 	 * value as get() reads it). NULL: when they are equal.
 	 */
-	bool (*same)(u32 now, u32 val);
+	bool (*same)(struct net_device *dev, u32 now, u32 val);
 };
 
 /* device.c */
@@ -68,7 +79,16 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id);
 const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len);
 bool usbeth_needs_rtnl(struct net_device *dev);
 bool usbeth_qmult_active(struct net_device *dev, u32 *qmult);
-void usbeth_qmult_will_change(struct net_device *dev);
+struct usbeth_qmult_change {
+	bool carrier;
+	int connect;
+	u32 old;
+};
+
+void usbeth_qmult_will_change(struct net_device *dev,
+			      struct usbeth_qmult_change *c);
+void usbeth_qmult_changed(struct net_device *dev,
+			  const struct usbeth_qmult_change *c);
 int usbeth_device_init(void);
 void usbeth_device_exit(void);
 

@@ -32,8 +32,9 @@
  *                                   connect)
  *   USBETH_A_QMULT_ACTIVE   u32     CAP_QMULT: the multiplier in effect since
  *                                   the last connect; absent when not known
- *                                   (not connected, or connected before the
- *                                   module was loaded)
+ *                                   (not connected, connected before the
+ *                                   module was loaded, or a connect that
+ *                                   overlapped a qmult change)
  *   USBETH_A_NTB_RX_MAX     u32     CAP_NTB: bytes, the NTB size the device
  *                                   may send us (cdc_ncm rx_max)
  *   USBETH_A_NTB_TX_MAX     u32     CAP_NTB: bytes, the NTB size we send
