@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# How usbeth tells a u_ether gadget netdev: by u_ether's own code, not by a
+# device type name anyone can give. A helper module registers a netdev whose
+# type is named "gadget" like u_ether's (selftests/kmod/fake_gadget.c): it
+# must be reported as role "other", with no qmult (u_ether's exports would
+# read its private area as u_ether's), and refuse qmult. The real gadget
+# keeps its role, its UDC and its speeds, read under the lock u_ether's
+# device_move() holds (kmod/device.c), through unbind and rebind.
+source "$(dirname "$0")/lib.sh"
+
+KO=${USBETH_KMOD_DIR:-$USBETH_TOP}/selftests/kmod/fake_gadget.ko
+cleanup() { rmmod fake_gadget 2>/dev/null; ncm_teardown; }
+trap cleanup EXIT
+ktap_plan 11
+[ -r "$KO" ] || bail "no helper module $KO (make)"
+
+ncm_setup -s super
+G=$NCM_GADGET_NS D=$NCM_GADGET_IF
+insmod "$KO" || bail "insmod fake_gadget"
+"$NLWAIT" -t 10 exists fakegadget0 > /dev/null || bail "fakegadget0 did not appear"
+ktap_expect_eq fake_type_name "$(basename "$(readlink -f /sys/class/net/fakegadget0/subsystem)") $(sed -n 's/^DEVTYPE=//p' /sys/class/net/fakegadget0/uevent)" "net gadget"
+
+out=$(ue get fakegadget0)
+ktap_expect_eq fake_is_not_a_gadget "$(sed -n 's/^role=//p' <<< "$out")" other
+ktap_expect_eq fake_has_no_qmult "$(grep -c '^qmult' <<< "$out")" 0
+ktap_expect_eq fake_in_dump_as_other \
+	"$(ue dump | grep ' ifname=fakegadget0 ' | grep -o ' role=[^ ]*')" " role=other"
+ktap_expect_eq fake_qmult_refused "$(ue set fakegadget0 qmult=5 2>/dev/null | sed -n 's/^errno=//p')" EOPNOTSUPP
+
+out=$(ue "$G" get "$D")
+ktap_expect_eq gadget_role "$(sed -n 's/^role=//p' <<< "$out")" usb-gadget
+ktap_expect_eq gadget_udc "$(sed -n 's/^gadget_udc=//p' <<< "$out")" "$NCM_UDC"
+ktap_expect_eq gadget_speeds "$(sed -n 's/^usb_speed=//p; s/^gadget_max_speed=//p' <<< "$out" | tr '\n' ' ')" "super super "
+ncm_unplug
+out=$(ue "$G" get "$D")
+ktap_expect_eq unbound_has_no_udc "$(sed -n 's/^role=//p; s/^gadget_udc=//p' <<< "$out" | tr '\n' ' ')" "usb-gadget "
+ncm_plug
+ktap_expect_eq rebound_udc_again "$(ue_field "$G" "$D" gadget_udc)" "$NCM_UDC"
+ktap_check helper_unloads rmmod fake_gadget
+ktap_finish
