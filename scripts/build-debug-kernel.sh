@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the debug kernel that `make check-debug` runs the VM suite on: the
+# matrix's newest default kernel (7.3 from trixie-backports), rebuilt from
+# Debian's own source package (linux-source-SERIES, the version of the stock
+# image) in that release's build root with Debian's own configuration,
+# trimmed by localmodconfig to the modules the VM suite loads, plus the
+# debug options of scripts/debug-kernel.config (lockdep, KASAN, kmemleak,
+# ref trackers, debug objects, failslab, netdevsim).
+#
+#   build-debug-kernel.sh [-f]      -f: rebuild even when cached
+#
+# Cached in $USBETH_CACHE: the objects in the build root
+# (/usr/src/usbeth-debug-SERIES), the image and modules in
+# $USBETH_CACHE/<abi>/root as setup.sh unpacks a stock kernel, and an entry
+# of the matrix, kernels/<release>_debug.env, named SERIES-debug (so
+# `KERNELS=7.3-debug make check` and run-vm.sh -K 7.3-debug work). It is
+# rebuilt only when the source version, the fragment or this script changes.
+# The build time is measured and kept in <abi>/build-time.
+#
+# Needs scripts/setup.sh to have run (the build root and the private apt
+# configuration of the release).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth}
+frag=$top/scripts/debug-kernel.config
+force=0
+[ "${1:-}" = -f ] && force=1
+
+say() { echo "build-debug-kernel: $*"; }
+die() { echo "build-debug-kernel: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (chroot into the build root)"
+
+# the newest default kernel of the matrix
+base=$(KERNELS= "$top/scripts/kernel-env.sh" --list | tail -n1) ||
+	die "no kernel of the matrix is set up: run scripts/setup.sh"
+eval "$("$top/scripts/kernel-env.sh" "$base")"
+[ -n "$KBUILDROOT" ] || die "kernel $base has no build root; the debug kernel needs one"
+root=$KBUILDROOT
+code=${KRELEASE%%-*}
+series=$(echo "$KABI" | cut -d. -f1,2)
+kver=$(echo "$KABI" | sed -E 's/^([0-9]+\.[0-9]+(\.[0-9]+)?).*/\1/')  # 7.3.4
+label=$series-debug
+abi=$kver-usbeth-debug
+dest=$cache/$abi
+src_in=/usr/src/linux-source-$series
+obj_in=/usr/src/usbeth-debug-$series
+envf=$cache/kernels/${KRELEASE}_debug.env
+
+# apt for the kernel's release, through setup.sh's private configuration
+apt_q() {
+	local d=$cache/apt/$code tool=$1
+	shift
+	"$tool" -o Dir::Etc::sourcelist=/dev/null -o Dir::Etc::sourceparts="$d/sources" \
+		-o Dir::Etc::preferencesparts=/dev/null -o Dir::State::Lists="$d/lists" \
+		-o Dir::Cache="$d/cache" -o APT::Default-Release="$KRELEASE" "$@"
+}
+[ -d "$cache/apt/$code/sources" ] || die "no apt configuration for $code: run scripts/setup.sh"
+
+# linux-source-SERIES at the stock image's upstream version
+srcver=$(apt_q apt-cache policy "linux-source-$series" | sed -n 's/^ *Candidate: //p')
+case $srcver in
+"$kver"-*) ;;
+*) die "linux-source-$series is at '$srcver' in $KRELEASE, the stock kernel at $kver" ;;
+esac
+
+# what the cached build was made from: rebuild when any of it changes
+stamp=$(printf '%s\n' "$srcver" "$(sha256sum "$frag" "$0" | cut -d' ' -f1)" | sha256sum | cut -c1-16)
+if [ $force -eq 0 ] && [ -f "$dest/.complete" ] && [ "$(cat "$dest/.complete")" = "$stamp" ] &&
+   [ -f "$envf" ]; then
+	say "kernel $label ($abi): already built in $dest ($(cat "$dest/build-time" 2>/dev/null))"
+	exit 0
+fi
+
+in_root() { # in_root CMD...: in the build root, /proc mounted, private mounts
+	unshare -m /bin/sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
+}
+
+# what a kernel build needs beyond what DKMS does (setup.sh's build root
+# has the headers' needs only)
+need=()
+for p in libssl-dev openssl cpio python3; do
+	in_root dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	say "installing ${need[*]} in the $code build root"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	in_root apt-get update -q > /dev/null
+	in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${need[@]}" > "$cache/buildroot/$code-debug-deps.log" 2>&1 ||
+		die "apt-get install ${need[*]} failed: see $cache/buildroot/$code-debug-deps.log"
+fi
+
+# the source, unpacked once per version
+if [ "$(cat "$root$src_in/.usbeth-version" 2>/dev/null)" != "$srcver" ]; then
+	say "fetching and unpacking linux-source-$series $srcver (~170 MB, ~1.5 GB unpacked)"
+	dl=$(mktemp -d "$cache/debug-dl.XXXXXX")
+	(cd "$dl" && apt_q apt-get download -q "linux-source-$series=$srcver" 2>&1 |
+		grep -v '^W: Download is performed unsandboxed' | grep -E '^(E|W):' >&2 || true)
+	rm -rf "$root$src_in" "$root$obj_in"
+	dpkg-deb --fsys-tarfile "$dl"/linux-source-*.deb |
+		tar -xO "./usr/src/linux-source-$series.tar.xz" | tar -xJ -C "$root/usr/src"
+	rm -rf "$dl"
+	echo "$srcver" > "$root$src_in/.usbeth-version"
+fi
+
+# The modules the VM suite loads, with their dependencies, in lsmod's form
+# for localmodconfig: every other module of Debian's configuration goes.
+mods=(virtio_pci 9pnet_virtio 9p e1000e dummy dummy_hcd libcomposite usb_f_ncm
+      cdc_ncm cdc_ether cdc_mbim veth ifb)
+mkdir -p "$root$obj_in"
+{
+	echo "Module                  Size  Used by"
+	for m in "${mods[@]}"; do
+		modprobe -d "$KROOT" -S "$KABI" --show-depends "$m"
+	done | awk '$1 == "insmod" { print $2 }' | sed -e 's#.*/##' -e 's/\.ko.*//' -e 's/-/_/g' |
+		sort -u | sed 's/$/ 16384 0/'
+} > "$root$obj_in/usbeth.lsmod"
+
+kmake() { # kmake ARGS...: make in the source tree, objects in $obj_in
+	in_root make -C "$src_in" O="$obj_in" CC="${KCC%% *}" HOSTCC="${KCC%% *}" "$@"
+}
+say "configuring: Debian's config of $KABI, localmodconfig, $frag"
+cp "$KROOT/lib/modules/$KABI/config" "$root$obj_in/.config"
+kmake -s olddefconfig
+kmake -s LSMOD="$obj_in/usbeth.lsmod" localmodconfig < /dev/null > /dev/null 2>&1 ||
+	die "localmodconfig failed"
+cp "$frag" "$root$obj_in/usbeth-debug.config"
+in_root /bin/sh -c "cd $obj_in && $src_in/scripts/kconfig/merge_config.sh -m -O . .config usbeth-debug.config" \
+	> /dev/null
+kmake -s olddefconfig
+# every line of the fragment must have stuck
+bad=0
+while IFS= read -r l; do
+	case $l in
+	CONFIG_*=*) grep -qxF "$l" "$root$obj_in/.config" || { say "Kconfig refused: $l"; bad=1; } ;;
+	"# CONFIG_"*" is not set")
+		s=${l#\# }
+		s=${s%% *}
+		! grep -q "^$s=" "$root$obj_in/.config" || { say "Kconfig refused: $l"; bad=1; } ;;
+	esac
+done < "$frag"
+[ $bad -eq 0 ] || die "the fragment did not apply (see above)"
+jobs=$(nproc)
+say "building $abi with $jobs jobs (about an hour on 2 cores; log: $root$obj_in/build.log)"
+t0=$SECONDS
+kmake -j"$jobs" bzImage modules > "$root$obj_in/build.log" 2>&1 || {
+	tail -n 30 "$root$obj_in/build.log" >&2
+	die "the build failed: see $root$obj_in/build.log"
+}
+secs=$((SECONDS - t0))
+krel=$(cat "$root$obj_in/include/config/kernel.release")
+[ "$krel" = "$abi" ] || die "built $krel, expected $abi"
+
+say "installing into $dest"
+rm -rf "$dest" && mkdir -p "$dest/root/usr/lib"
+ln -s usr/lib "$dest/root/lib"
+kmake -s INSTALL_MOD_PATH=/usr/src/usbeth-debug-install modules_install > /dev/null
+inst=$root/usr/src/usbeth-debug-install/lib/modules
+[ -d "$inst" ] || inst=$root/usr/src/usbeth-debug-install/usr/lib/modules
+mv "$inst" "$dest/root/usr/lib/modules"
+rm -rf "$root/usr/src/usbeth-debug-install"
+rm -f "$dest/root/usr/lib/modules/$abi/build" "$dest/root/usr/lib/modules/$abi/source"
+cp "$root$obj_in/arch/x86/boot/bzImage" "$dest/root/usr/lib/modules/$abi/vmlinuz"
+cp "$root$obj_in/.config" "$dest/root/usr/lib/modules/$abi/config"
+depmod -b "$dest/root" "$abi"
+printf '%dm%02ds on %d cores\n' $((secs / 60)) $((secs % 60)) "$jobs" > "$dest/build-time"
+[ -d "/lib/modules/$abi" ] || mkdir -p "/lib/modules/$abi"
+
+cat > "$envf" <<EOF
+USBETH_CACHE='$cache'
+KLABEL='$label'
+KABI='$abi'
+KRELEASE='$KRELEASE'
+KFLAVOUR='debug'
+KROOT='$dest/root'
+KIMAGE='$dest/root/usr/lib/modules/$abi/vmlinuz'
+KDIR='$root$obj_in'
+KBUILDROOT='$root'
+KDIR_IN_ROOT='$obj_in'
+KCC='$KCC'
+CHECKPATCH='$CHECKPATCH'
+EOF
+echo "$stamp" > "$dest/.complete"
+say "kernel $label ($abi) built in $(cat "$dest/build-time")"
