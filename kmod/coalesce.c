@@ -57,8 +57,9 @@ static u32 *coal_field(struct ethtool_coalesce *ec, int attr)
 /*
  * Around the driver's ops, as ethtool's own set and get paths do: wake the
  * parent first (a runtime-suspended NIC may have detached its netdev, and
- * ops may touch its registers), check the device is there, then the
- * driver's begin; coal_complete() undoes it.
+ * ops may touch its registers), take the device's ops lock where it has one
+ * (compat.h), check the device is there, then the driver's begin;
+ * coal_complete() undoes it.
  */
 static int coal_begin(struct net_device *dev)
 {
@@ -67,12 +68,14 @@ static int coal_begin(struct net_device *dev)
 
 	if (dev->dev.parent)
 		pm_runtime_get_sync(dev->dev.parent);
+	usbeth_lock_ops(dev);
 	if (netif_device_present(dev) &&
 	    READ_ONCE(dev->reg_state) == NETREG_REGISTERED) {
 		err = ops->begin ? ops->begin(dev) : 0;
 		if (!err)
 			return 0;
 	}
+	usbeth_unlock_ops(dev);
 	if (dev->dev.parent)
 		pm_runtime_put(dev->dev.parent);
 	return err;
@@ -82,6 +85,7 @@ static void coal_complete(struct net_device *dev)
 {
 	if (dev->ethtool_ops->complete)
 		dev->ethtool_ops->complete(dev);
+	usbeth_unlock_ops(dev);
 	if (dev->dev.parent)
 		pm_runtime_put(dev->dev.parent);
 }
@@ -153,10 +157,12 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 			*coal_field(&ec, attrs[i]) = vals[i];
 		err = ops->set_coalesce(req->dev, &ec, &kec, req->extack);
 	}
+	/* listeners are told under the ops lock, as ethtool does */
+	if (!err)
+		usbeth_ethtool_notify(req->dev, ETHTOOL_MSG_COALESCE_NTF);
 	coal_complete(req->dev);
 	if (err)
 		goto refused;
-	usbeth_ethtool_notify(req->dev, ETHTOOL_MSG_COALESCE_NTF);
 	return 0;
 
 refused:

@@ -127,7 +127,9 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 	if (ops && ops->get_drvinfo) {
 		struct ethtool_drvinfo info = {};
 
+		usbeth_lock_ops(dev);
 		ops->get_drvinfo(dev, &info);
+		usbeth_unlock_ops(dev);
 		if (info.driver[0]) {
 			strscpy(buf, info.driver, len);
 			return buf;
