@@ -142,8 +142,12 @@ while IFS= read -r l; do
 	esac
 done < "$frag"
 [ $bad -eq 0 ] || die "the fragment did not apply (see above)"
+# a build from scratch is what the README reports; a rebuild on top of
+# earlier objects (a fragment change) says so
+full=1
+[ -f "$root$obj_in/vmlinux" ] && full=0
 jobs=$(nproc)
-say "building $abi with $jobs jobs (about an hour on 2 cores; log: $root$obj_in/build.log)"
+say "building $abi with $jobs jobs (about half an hour on 2 cores; log: $root$obj_in/build.log)"
 t0=$SECONDS
 kmake -j"$jobs" bzImage modules > "$root$obj_in/build.log" 2>&1 || {
 	tail -n 30 "$root$obj_in/build.log" >&2
@@ -165,7 +169,13 @@ rm -f "$dest/root/usr/lib/modules/$abi/build" "$dest/root/usr/lib/modules/$abi/s
 cp "$root$obj_in/arch/x86/boot/bzImage" "$dest/root/usr/lib/modules/$abi/vmlinuz"
 cp "$root$obj_in/.config" "$dest/root/usr/lib/modules/$abi/config"
 depmod -b "$dest/root" "$abi"
-printf '%dm%02ds on %d cores\n' $((secs / 60)) $((secs % 60)) "$jobs" > "$dest/build-time"
+bt=$(printf '%dm%02ds on %d cores' $((secs / 60)) $((secs % 60)) "$jobs")
+if [ $full -eq 1 ]; then
+	echo "$bt" > "$root$obj_in/full-build-time"
+else
+	bt="$bt, on earlier objects; from scratch: $(cat "$root$obj_in/full-build-time" 2>/dev/null || echo unknown)"
+fi
+echo "$bt" > "$dest/build-time"
 [ -d "/lib/modules/$abi" ] || mkdir -p "/lib/modules/$abi"
 
 cat > "$envf" <<EOF

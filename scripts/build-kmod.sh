@@ -45,11 +45,11 @@ inroot=/usr/src/usbeth-$(printf '%s' "$out" | md5sum | cut -c1-12)
 mkdir -p "$KBUILDROOT$inroot"
 trap 'rmdir "$KBUILDROOT$inroot" 2>/dev/null' EXIT
 unshare -m /bin/sh -c '
-	root=$1 out=$2 inroot=$3 kdir=$4
-	shift 4
+	root=$1 out=$2 inroot=$3 kdir=$4 cc=$5
+	shift 5
 	mount -t proc proc "$root/proc" &&
 	mount --bind "$out" "$root$inroot" &&
 	exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LC_ALL=C.UTF-8 MAKEFLAGS="$MAKEFLAGS" \
-		make -C "$kdir" M="$inroot" "$@" modules
-' sh "$KBUILDROOT" "$out" "$inroot" "$KDIR_IN_ROOT" "$@"
+		make -C "$kdir" M="$inroot" CC="$cc" "$@" modules
+' sh "$KBUILDROOT" "$out" "$inroot" "$KDIR_IN_ROOT" "${KCC%% *}" "$@"
