@@ -5,9 +5,9 @@
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib.sh"
 chk=$here/../vm/check-klog.sh
-ktap_plan 6
+ktap_plan 10
 ktap_check clean_log_passes "$chk" "$here/klog/clean.log"
-for k in warn leak oops lockdep hung; do
+for k in warn warn7 leak oops lockdep hung kasan reftracker kmemleak; do
 	if out=$("$chk" "$here/klog/$k.log"); then
 		ktap_fail "catches_$k" "not caught"
 	elif [ -z "$out" ]; then

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Scan a guest kernel log for signs that the kernel went wrong: oops, BUG,
 # WARNING, lockdep and RCU reports, panics, and netdevs that cannot be
-# unregistered because a reference was leaked. Prints each offending line
+# unregistered because a reference was leaked; on the debug kernel (make
+# check-debug) also KASAN (a BUG: line), reference-tracker, debug-objects and
+# kmemleak reports. Prints each offending line
 # (with its line number) and exits 1 if there is any, 0 otherwise.
 # Usage: check-klog.sh CONSOLE_LOG
 set -u
@@ -14,6 +16,8 @@ patterns=(
 	'BUG:'
 	'kernel BUG at'
 	'WARNING: CPU:'
+	'\] WARNING: '
+	'^WARNING: [^ ]+:[0-9]+ at '
 	'WARNING: possible'
 	'WARNING: suspicious RCU usage'
 	'WARNING: inconsistent lock state'
@@ -31,6 +35,10 @@ patterns=(
 	'rcu: INFO: rcu_.* detected stalls'
 	'INFO: task .* blocked for more than'
 	'watchdog: BUG: soft lockup'
+	'ref_tracker: '
+	'ODEBUG: '
+	'kmemleak: [0-9]+ new suspected memory leaks'
+	'BUG: KASAN'
 )
 re=$(IFS='|'; echo "${patterns[*]}")
 if grep -nE "$re" "$log"; then
