@@ -12,6 +12,11 @@
 #                        README's main job; default kernel: the newest)
 #   make check           every test: host unit tests, then the VM suite on
 #                        each kernel; ends with "N passed, N failed"
+#   make check-debug     the VM suite and the debug-only tests on the debug
+#                        kernel (7.3 rebuilt from Debian's source with
+#                        lockdep, KASAN, kmemleak, ref trackers, failslab,
+#                        netdevsim: scripts/build-debug-kernel.sh, built
+#                        once and cached)
 #   make bench           benchmarks in the VM: figures and ratios, no asserts
 
 KERNELS ?=
@@ -23,7 +28,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 export CC CFLAGS
 
-.PHONY: all kmod userspace clean demo check bench
+.PHONY: all kmod userspace clean demo check check-debug bench
 all: kmod userspace
 
 ifneq ($(KDIR),)
@@ -50,6 +55,9 @@ demo: all
 
 check: all
 	selftests/check.sh
+
+check-debug: userspace
+	selftests/check.sh --debug
 
 bench: all
 	for k in $(KLABELS); do \

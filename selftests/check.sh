@@ -6,10 +6,17 @@
 # drivers (KERNELS=... narrows it). Ends with one line
 #   N passed, N failed[, N skipped]
 # counting every leaf test. Exits non-zero if anything failed.
+#
+# `make check-debug` (check.sh --debug): the VM suite and the tests that need
+# a debug kernel (selftests/Makefile: DEBUG_TEST_PROGS) on the debug kernel
+# (scripts/build-debug-kernel.sh builds it, once), where lockdep, KASAN,
+# kmemleak, debug objects and the reference trackers fail the run.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-out=$top/build/check
+debug=0
+[ "${1:-}" = --debug ] && debug=1
+out=$top/build/check$([ $debug -eq 1 ] && echo -debug)
 rm -rf "$out" && mkdir -p "$out"
 P=0 F=0 S=0
 start=$SECONDS
@@ -20,9 +27,22 @@ tally() { # tally KTAP_FILE
 	P=$((P + p)) F=$((F + f)) S=$((S + s))
 }
 
-echo "== host tests"
+if [ $debug -eq 1 ]; then
+	echo "== the debug kernel"
+	"$top/scripts/build-debug-kernel.sh" || { echo "not ok debug_kernel # it did not build"; exit 1; }
+	dk=$(sed -n "s/^KLABEL='\(.*\)'\$/\1/p" "${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth}"/kernels/*_debug.env | head -n1)
+	echo "== the module for $dk"
+	"$top/scripts/build-kmod.sh" "$dk" || { echo "not ok kmod@$dk # it did not build"; exit 1; }
+	# KASAN and lockdep under TCG: everything takes longer
+	export USBETH_TEST_TIMEOUT=${USBETH_TEST_TIMEOUT:-1800}
+	export USBETH_FUZZ_COUNT=${USBETH_FUZZ_COUNT:-100000}
+	vmtimeout=${USBETH_VM_TIMEOUT:-7200}
+fi
+
+[ $debug -eq 1 ] || echo "== host tests"
 n=0
 for t in "$here"/unit/*.sh; do
+	[ $debug -eq 1 ] && break
 	n=$((n + 1))
 	name=$(basename "$t" .sh)
 	echo "# host: $name"
@@ -41,14 +61,20 @@ for t in "$here"/unit/*.sh; do
 done
 
 # The VM suite, once per kernel of the matrix (KERNELS narrows it).
-mapfile -t kernels < <("$top/scripts/kernel-env.sh" --list)
+if [ $debug -eq 1 ]; then
+	kernels=("$dk")
+	mapfile -t vmtests < <(make -s -C "$here" print-tests print-debug-tests)
+else
+	mapfile -t kernels < <("$top/scripts/kernel-env.sh" --list)
+	mapfile -t vmtests < <(make -s -C "$here" print-tests)
+	vmtimeout=${USBETH_VM_TIMEOUT:-900}
+fi
 [ ${#kernels[@]} -gt 0 ] || { echo "not ok vm_suite # no kernel (scripts/setup.sh)"; F=$((F + 1)); }
-mapfile -t vmtests < <(make -s -C "$here" print-tests)
 times=()
 for k in "${kernels[@]}"; do
 	echo "== VM suite on kernel $k"
 	kstart=$SECONDS
-	(cd "$here" && ./vm/run-vm.sh -K "$k" -o "$out/vm-$k" "${vmtests[@]}")
+	(cd "$here" && ./vm/run-vm.sh -K "$k" -t "$vmtimeout" -o "$out/vm-$k" "${vmtests[@]}")
 	vmrc=$?
 	# run-vm.sh keeps its logs in the -o directory whether it passed or
 	# failed; none there means it never booted (counted just below)
@@ -63,7 +89,7 @@ for k in "${kernels[@]}"; do
 done
 for t in "${times[@]}"; do echo "# VM suite on kernel ${t% *}: ${t##* }"; done
 
-echo "# make check took $((SECONDS - start))s"
+echo "# make check$([ $debug -eq 1 ] && echo -debug) took $((SECONDS - start))s"
 line="$P passed, $F failed"
 [ "$S" -gt 0 ] && line="$line, $S skipped"
 echo "$line"

@@ -9,13 +9,16 @@
  *                                 has BQL state), then count=N redone=R
  *   usbethctl dumpcount           count=N redone=R (R: times the dump was
  *                                 redone, flagged interrupted)
- *   usbethctl set [-e] DEV KEY=VALUE...
+ *   usbethctl set [-e] [-f N] DEV KEY=VALUE...
  *                                 KEY: qmult ntb_rx_max ntb_tx_max
  *                                 tx_timer_usecs tx_usecs tx_frames rx_usecs
  *                                 rx_frames bql_queue bql_limit_min
  *                                 bql_limit_max bql_hold_time; VALUE: decimal
  *                                 u32. -e: NLM_F_ECHO, print the echoed state
- *                                 like get.
+ *                                 like get. -f N: fault injection (a kernel
+ *                                 with FAULT_INJECTION): the Nth fault point
+ *                                 the request meets in the kernel fails;
+ *                                 prints fault=injected or fault=not-injected.
  *   usbethctl monitor [-c COUNT] [-t SECONDS]
  *                                 "ready" once subscribed, then per event
  *                                 "new ifindex=.. ifname=.. role=..",
@@ -36,14 +39,17 @@
  * (module not loaded included).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "usbeth.h"
 
@@ -56,7 +62,7 @@ static void usage(void)
 		"       %s get DEV\n"
 		"       %s dump\n"
 		"       %s dumpcount\n"
-		"       %s set [-e] DEV KEY=VALUE...\n"
+		"       %s set [-e] [-f N] DEV KEY=VALUE...\n"
 		"       %s monitor [-c COUNT] [-t SECONDS]\n"
 		"DEV: ifname, or ifindex if all digits\n"
 		"KEY: qmult ntb_rx_max ntb_tx_max tx_timer_usecs tx_usecs "
@@ -393,6 +399,40 @@ static int cmd_dump(int argc, char **argv, bool count_only)
 	return 0;
 }
 
+/*
+ * Fault injection for the failslab tests (a kernel with FAULT_INJECTION):
+ * the Nth fault point this thread meets in the kernel from now on fails
+ * (Documentation/fault-injection: /proc/thread-self/fail-nth). Returns the
+ * open file, to ask afterwards whether the fault was injected.
+ */
+static int fail_nth_arm(uint32_t n)
+{
+	char buf[16];
+	int fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	int len = snprintf(buf, sizeof(buf), "%" PRIu32, n);
+
+	if (fd < 0 || write(fd, buf, (size_t)len) != len) {
+		fprintf(stderr, "%s: set -f: cannot arm fail-nth: %s\n", prog,
+			strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+/* fail-nth reads 0 once the fault was injected; disarm it either way */
+static bool fail_nth_injected(int fd)
+{
+	char buf[16] = "";
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	bool injected = n > 0 && buf[0] == '0';
+
+	ssize_t w = write(fd, "0", 1);
+
+	(void)w;
+	close(fd);
+	return injected;
+}
+
 static int cmd_set(int argc, char **argv)
 {
 	struct usbeth_set req = { 0 };
@@ -400,13 +440,17 @@ static int cmd_set(int argc, char **argv)
 	bool want_echo = false;
 	struct devarg dev;
 	struct usbeth *u;
-	int opt, i, err;
+	uint32_t fail_nth = 0;
+	int opt, i, err, fnth = -1;
 
 	optind = 1;
-	while ((opt = getopt(argc, argv, "e")) != -1) {
-		if (opt != 'e')
+	while ((opt = getopt(argc, argv, "ef:")) != -1) {
+		if (opt == 'e')
+			want_echo = true;
+		else if (opt == 'f' && parse_u32(optarg, &fail_nth) && fail_nth)
+			;
+		else
 			usage();
-		want_echo = true;
 	}
 	if (argc - optind < 2)
 		usage();
@@ -435,7 +479,11 @@ static int cmd_set(int argc, char **argv)
 		usbeth_set_value(&req, attr, val);
 	}
 	open_or_die(&u);
+	if (fail_nth)
+		fnth = fail_nth_arm(fail_nth);
 	err = usbeth_set(u, &req, want_echo ? &echo : NULL);
+	if (fail_nth)
+		printf("fault=%s\n", fail_nth_injected(fnth) ? "injected" : "not-injected");
 	if (err)
 		fail(u, "set", dev.arg, err);
 	if (want_echo) {
