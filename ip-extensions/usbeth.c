@@ -135,6 +135,10 @@ static int refused(struct ctx *x, const char *what, int err)
 		hint = " (changing knobs needs CAP_NET_ADMIN)";
 	else if (err == -EBADMSG)
 		hint = " (the kernel's reply broke the usbeth contract)";
+	else if (err == -ENOBUFS)
+		/* netlink had no memory for the ACK: the answer was lost */
+		hint = " (the kernel's answer was lost, not necessarily the request: "
+		       "read the device back to see whether it was applied)";
 	say(x, "%s: %s%s%s%s", what, strerror(-err), hint, *msg ? ": " : "",
 	    msg);
 	return CLI_EXIT_REFUSED;

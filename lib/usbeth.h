@@ -207,7 +207,10 @@ int usbeth_set_value(struct usbeth_set *req, int attr, uint32_t val);
  * usbeth_dev_free(); echo->present is 0 when the kernel echoed nothing,
  * i.e. the set changed nothing). A refused set returns the kernel's
  * -errno (EOPNOTSUPP, ERANGE, EINVAL, EPERM, ENODEV, ...) with the extack
- * captured.
+ * captured. -ENOBUFS is not a refusal: the kernel could not allocate its
+ * answer (seen under injected allocation failures, after the handler had
+ * applied the whole SET); the device is as before or wholly set, and must
+ * be read back to tell which.
  */
 int usbeth_set(struct usbeth *u, const struct usbeth_set *req,
 	       struct usbeth_dev *echo);
