@@ -90,19 +90,24 @@
  * The netdev instance lock: drivers that ask for it (dev->request_ops_lock
  * or queue management ops; netdevsim among them) have their ethtool ops and
  * ethtool notifications called under dev->lock, as ethtool's own paths do
- * (netdev_lock_ops(), inside rtnl). Its header, net/netdev_lock.h, came with
- * the 2025 instance-lock series (6.15 by our reading; 6.12's headers have
- * none, 7.3's do); testing for the header itself keeps the boundary exact.
- * Seen on the debug kernel: without it, netdevsim's coalesce NTF trips
- * netdev_assert_locked_ops_compat() in ethnl_notify().
+ * (netdev_lock_ops(), inside rtnl). Its helpers live in net/netdev_lock.h,
+ * which came with the 2025 instance-lock series (6.12's headers have none,
+ * 7.3's do); Kbuild asks the tree whether the header is there rather than
+ * trust a version number. Seen on the debug kernel: without it, netdevsim's
+ * coalesce NTF trips netdev_assert_locked_ops_compat() in ethnl_notify().
  */
-#if __has_include(<net/netdev_lock.h>)
+#ifdef USBETH_HAVE_NETDEV_LOCK_H
 #include <net/netdev_lock.h>
 #define usbeth_lock_ops(dev)	netdev_lock_ops(dev)
 #define usbeth_unlock_ops(dev)	netdev_unlock_ops(dev)
 #else
-#define usbeth_lock_ops(dev)	do { (void)(dev); } while (0)
-#define usbeth_unlock_ops(dev)	do { (void)(dev); } while (0)
+static inline void usbeth_lock_ops(struct net_device *dev)
+{
+}
+
+static inline void usbeth_unlock_ops(struct net_device *dev)
+{
+}
 #endif
 
 /*
