@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "out.h"
+#include "usbeth.h"
 
 void out_init(struct out *o, FILE *f, enum out_mode mode)
 {
@@ -16,39 +17,6 @@ void out_init(struct out *o, FILE *f, enum out_mode mode)
 bool out_is_json(const struct out *o)
 {
 	return o->mode != OUT_TEXT;
-}
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start
- * one (bad lead byte, bad continuation, overlong, surrogate, > U+10FFFF).
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	uint32_t cp;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
 }
 
 void out_json_string(FILE *f, const char *s)
@@ -71,9 +39,14 @@ void out_json_string(FILE *f, const char *s)
 			p++;
 			continue;
 		}
-		n = utf8_len(p);
+		n = usbeth_utf8_len(p);
 		if (!n) {
-			fprintf(f, "\\u%04x", *p);	/* Latin-1 reading */
+			/* not UTF-8: the byte as a lone low surrogate
+			 * (U+DC80..U+DCFF, as Python's surrogateescape),
+			 * which no valid text holds: 0xff and U+00FF stay
+			 * apart
+			 */
+			fprintf(f, "\\u%04x", 0xdc00 | *p);
 			p++;
 			continue;
 		}

@@ -40,27 +40,22 @@ struct ctx {
 	bool no_kernel;		/* the family cannot be reached: stop a batch */
 };
 
-/* One line on stderr: "usbeth: " WHERE MESSAGE, with control bytes (from
- * user input or the kernel) shown as \xNN.
+/* One line on stderr: "usbeth: " WHERE MESSAGE, with what could move the
+ * cursor or reorder the line (control bytes, C1, bidi overrides, bad UTF-8:
+ * from user input or the kernel) shown as \xNN (usbeth_escape()).
  */
 __attribute__((format(printf, 2, 3)))
 static void say(const struct ctx *x, const char *fmt, ...)
 {
-	char buf[1024];
-	const unsigned char *p;
+	char buf[1024], line[1200], safe[4 * sizeof(line)];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s", prog, x ? x->where : "");
-	for (p = (const unsigned char *)buf; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
-	}
-	fputc('\n', stderr);
+	snprintf(line, sizeof(line), "%s%s", x ? x->where : "", buf);
+	usbeth_escape(safe, sizeof(safe), line);
+	fprintf(stderr, "%s: %s\n", prog, safe);
 }
 
 static void usage_main(FILE *f)
@@ -105,7 +100,8 @@ static void usage_monitor(FILE *f)
 
 static int module_missing(void)
 {
-	fprintf(stderr, "usbeth kernel module not loaded: modprobe usbeth\n");
+	fprintf(stderr, "%s: the usbeth kernel module is not loaded "
+		"(modprobe usbeth)\n", prog);
 	return CLI_EXIT_REFUSED;
 }
 
@@ -271,6 +267,19 @@ static int do_monitor(struct ctx *x, const struct cli_cmd *c)
 		if (err == -ENOBUFS) {
 			/* events were lost: say so, and list again if asked */
 			cli_print_event(&x->out, "overrun", NULL, x->flags);
+			if (c->list)
+				rc = list_existing(x);
+		} else if (err == -ENOLINK) {
+			/* rmmod usbeth: silent until it is back */
+			cli_print_event(&x->out, "unloaded", NULL, x->flags);
+		} else if (err == -ERESTART) {
+			/* loaded again: the monitor follows by itself; the
+			 * handle of the listing has the old family id, and
+			 * what happened meanwhile was not announced
+			 */
+			cli_print_event(&x->out, "loaded", NULL, x->flags);
+			usbeth_close(x->u);
+			x->u = NULL;
 			if (c->list)
 				rc = list_existing(x);
 		} else if (err == -EBADMSG) {

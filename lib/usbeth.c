@@ -478,6 +478,16 @@ int usbeth_monitor_open(struct usbeth_mon **out)
 		ret = -errno;
 		goto fail;
 	}
+	/* nlctrl's "notify" group: families coming and going (the module
+	 * unloaded, loaded again). Its id is nlctrl's own family id, fixed
+	 * by the kernel (genl_ctrl's mcgrp_offset).
+	 */
+	grp = GENL_ID_CTRL;
+	if (mnl_socket_setsockopt(u->nl, NETLINK_ADD_MEMBERSHIP, &grp,
+				  sizeof(grp)) < 0) {
+		ret = -errno;
+		goto fail;
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		ret = -ENOMEM;
@@ -504,6 +514,50 @@ int usbeth_monitor_fd(const struct usbeth_mon *m)
 	return m->u->fd;
 }
 
+/*
+ * An nlctrl notification. About usbeth: DELFAMILY (the module unloaded)
+ * forgets the family, NEWFAMILY (loaded again) takes its new id and joins
+ * its new "monitor" group; either is returned (-ENOLINK, -ERESTART) for
+ * the caller to act on. Other families: 0.
+ */
+static int family_event(struct usbeth *u, const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	struct usbeth_family f;
+	unsigned int grp;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
+	    (g->cmd != CTRL_CMD_NEWFAMILY && g->cmd != CTRL_CMD_DELFAMILY) ||
+	    usbeth_parse_family(nlh, &f))
+		return 0;
+	if (g->cmd == CTRL_CMD_DELFAMILY) {
+		if (u->fam.id && f.id != u->fam.id)
+			return 0;
+		if (u->fam.mcgrp) {
+			grp = u->fam.mcgrp;
+			mnl_socket_setsockopt(u->nl, NETLINK_DROP_MEMBERSHIP,
+					      &grp, sizeof(grp));
+		}
+		memset(&u->fam, 0, sizeof(u->fam));
+		return -ENOLINK;
+	}
+	if (!f.mcgrp)
+		return -EPROTO;
+	if (u->fam.id == f.id && u->fam.mcgrp == f.mcgrp)
+		return 0;	/* the one we joined at open */
+	if (u->fam.mcgrp) {
+		grp = u->fam.mcgrp;
+		mnl_socket_setsockopt(u->nl, NETLINK_DROP_MEMBERSHIP, &grp,
+				      sizeof(grp));
+	}
+	grp = f.mcgrp;
+	if (mnl_socket_setsockopt(u->nl, NETLINK_ADD_MEMBERSHIP, &grp,
+				  sizeof(grp)) < 0)
+		return -errno;
+	u->fam = f;
+	return -ERESTART;
+}
+
 int usbeth_monitor_read(struct usbeth_mon *m, usbeth_monitor_cb cb, void *arg)
 {
 	struct usbeth *u = m->u;
@@ -525,7 +579,13 @@ int usbeth_monitor_read(struct usbeth_mon *m, usbeth_monitor_cb cb, void *arg)
 			struct usbeth_dev d;
 			int cmd, ret;
 
-			if (nlh->nlmsg_type != u->fam.id)
+			if (nlh->nlmsg_type == GENL_ID_CTRL) {
+				ret = family_event(u, nlh);
+				if (ret)
+					return ret;
+				continue;
+			}
+			if (!u->fam.id || nlh->nlmsg_type != u->fam.id)
 				continue;
 			cmd = usbeth_parse_dev(nlh, &d);
 			if (cmd == -ENOMEM)

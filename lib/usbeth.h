@@ -219,7 +219,8 @@ int usbeth_set(struct usbeth *u, const struct usbeth_set *req,
 
 struct usbeth_mon;
 
-/* Opens its own socket, resolves the family and joins the "monitor" group.
+/* Opens its own socket, resolves the family and joins the "monitor" group,
+ * and nlctrl's, to see the family go and come back (module reload).
  * -ENOENT: no family; -EPROTO: the family has no "monitor" group.
  */
 int usbeth_monitor_open(struct usbeth_mon **m);
@@ -238,8 +239,12 @@ typedef int (*usbeth_monitor_cb)(void *arg, int cmd,
  * Returns 0 once the socket is drained, the callback's non-zero value if it
  * stopped, -ENOBUFS if notifications were lost (the socket overflowed:
  * resync with usbeth_dump(), then keep reading), -EBADMSG if one
- * notification broke the contract (it is skipped; keep reading), or another
- * -errno.
+ * notification broke the contract (it is skipped; keep reading), -ENOLINK
+ * if the family went away (the module was unloaded: no notifications until
+ * it is back; keep reading), -ERESTART if it came back (loaded again: the
+ * monitor follows by itself, but every handle of usbeth_open() has the old
+ * family id and must be opened again, and every device read again, as
+ * what happened meanwhile was not announced), or another -errno.
  */
 int usbeth_monitor_read(struct usbeth_mon *m, usbeth_monitor_cb cb,
 			void *arg);
@@ -268,6 +273,21 @@ int usbeth_bql_accounting_parse(const char *name);
 int usbeth_cap_parse(const char *name);	/* the USBETH_CAP_* bit */
 int usbeth_attr_parse(const char *name);
 bool usbeth_attr_settable(int attr);
+
+/* ------------------------------------------------------------- text ---- */
+
+/* Untrusted text (a device name, a profile key, a kernel message) for a
+ * terminal or a log line: every control byte (C0, DEL), the C1 controls,
+ * the bidi marks, embeddings, overrides and isolates, invalid UTF-8 and the
+ * backslash become \xNN, byte by byte; other UTF-8 is kept. Writes at most
+ * len bytes with the NUL, never half an escape; returns the length.
+ */
+size_t usbeth_escape(char *dst, size_t len, const char *src);
+/* The length of the valid UTF-8 sequence at s (1..4), or 0 if none starts
+ * there (a bad lead or continuation byte, overlong, a surrogate, above
+ * U+10FFFF). s is NUL-terminated.
+ */
+size_t usbeth_utf8_len(const unsigned char *s);
 
 /* Writes caps as comma-separated names ("ntb,tx-timer"; unknown bits as
  * hex, "" for none) into buf. Returns the length the full text needs, like

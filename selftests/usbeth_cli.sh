@@ -46,7 +46,7 @@ out=$("$U" link show 2>&1)
 rc=$?
 insmod "$USBETH_KMOD" || bail "cannot load $USBETH_KMOD back"
 ktap_expect_eq no_module_exit_2 "$rc" 2
-ktap_expect_eq no_module_message "$out" "usbeth kernel module not loaded: modprobe usbeth"
+ktap_expect_eq no_module_message "$out" "usbeth: the usbeth kernel module is not loaded (modprobe usbeth)"
 
 ncm_setup -s super -v 0x17e9 -p 0x4301 -q 3
 e1k_setup

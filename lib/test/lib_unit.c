@@ -1461,6 +1461,32 @@ static void t_names(void)
 
 /* ---------------------------------------------------------------- main -- */
 
+/* usbeth_escape(): nothing that moves the cursor, forges a line or
+ * reorders text gets through; valid UTF-8 does; never half an escape.
+ */
+static void t_escape(void)
+{
+	char out[64];
+
+	usbeth_escape(out, sizeof(out), "usb0: ok \xc3\xa9\xe2\x82\xac");
+	CHECK_STR(out, "usb0: ok \xc3\xa9\xe2\x82\xac");
+	/* a forged journal line: newline and <0> */
+	usbeth_escape(out, sizeof(out), "a\n<0>b\r\x1b[2J\x7f\\");
+	CHECK_STR(out, "a\\x0a<0>b\\x0d\\x1b[2J\\x7f\\x5c");
+	/* C1 (U+009B CSI), RLO U+202E, LRI U+2066, ALM U+061C */
+	usbeth_escape(out, sizeof(out), "\xc2\x9b\xe2\x80\xae\xe2\x81\xa6\xd8\x9c");
+	CHECK_STR(out, "\\xc2\\x9b\\xe2\\x80\\xae\\xe2\\x81\\xa6\\xd8\\x9c");
+	/* invalid UTF-8, byte by byte: a lone 0xff, a cut sequence */
+	usbeth_escape(out, sizeof(out), "\xff\xe2\x82x");
+	CHECK_STR(out, "\\xff\\xe2\\x82x");
+	/* truncation never splits an escape */
+	CHECK_EQ(usbeth_escape(out, 6, "ab\ncd"), 2);
+	CHECK_STR(out, "ab");
+	CHECK_EQ(usbeth_escape(out, 7, "ab\ncd"), 6);
+	CHECK_STR(out, "ab\\x0a");
+	CHECK_EQ(usbeth_escape(out, 0, "x"), 0);
+}
+
 static const struct unit_test tests[] = {
 	{ "parse_full_reply", t_parse_full_reply },
 	{ "parse_minimal_presence", t_parse_minimal_presence },
@@ -1486,6 +1512,7 @@ static const struct unit_test tests[] = {
 	{ "txn_errors", t_txn_errors },
 	{ "txn_echo", t_txn_echo },
 	{ "names", t_names },
+	{ "escape", t_escape },
 };
 
 int main(void)
