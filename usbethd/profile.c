@@ -223,6 +223,177 @@ static bool sc_skip_value(struct scan *s, int depth)
 	}
 }
 
+/* ------------------------------------------------- duplicate keys -- */
+
+/*
+ * json-c keeps the last of two equal keys of an object, silently; a profile
+ * that says "qmult" twice is refused instead. Keys are compared decoded
+ * ("q\u006dult" is "qmult"), sorted, so a large object costs n log n.
+ */
+struct dkey {
+	char *s;
+	size_t len, off;	/* decoded bytes; the key's offset */
+};
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decodes the raw string t[b, e) (valid JSON) into out (e - b bytes at
+ * most: no escape decodes longer than it is written). Its length.
+ */
+static size_t jdecode(const char *t, size_t b, size_t e, char *out)
+{
+	size_t o = 0, i = b;
+
+	while (i < e) {
+		unsigned int cp = 0;
+		int k;
+
+		if (t[i] != '\\') {
+			out[o++] = t[i++];
+			continue;
+		}
+		i++;
+		if (i >= e)
+			break;
+		switch (t[i]) {
+		case 'b': out[o++] = '\b'; i++; continue;
+		case 'f': out[o++] = '\f'; i++; continue;
+		case 'n': out[o++] = '\n'; i++; continue;
+		case 'r': out[o++] = '\r'; i++; continue;
+		case 't': out[o++] = '\t'; i++; continue;
+		case 'u': break;
+		default: out[o++] = t[i++]; continue;
+		}
+		for (k = 0, i++; k < 4 && i < e; k++, i++)
+			cp = cp << 4 | (unsigned int)(hexval(t[i]) & 15);
+		if (cp >= 0xd800 && cp <= 0xdbff && i + 6 <= e &&
+		    t[i] == '\\' && t[i + 1] == 'u') {
+			unsigned int lo = 0;
+
+			for (k = 2; k < 6; k++)
+				lo = lo << 4 | (unsigned int)(hexval(t[i + k]) &
+							      15);
+			if (lo >= 0xdc00 && lo <= 0xdfff) {
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				     (lo - 0xdc00);
+				i += 6;
+			}
+		}
+		/* as UTF-8 (a lone surrogate too): at most 4 bytes, never
+		 * more than its 6 or 12 written
+		 */
+		if (cp < 0x80) {
+			out[o++] = (char)cp;
+		} else if (cp < 0x800) {
+			out[o++] = (char)(0xc0 | cp >> 6);
+			out[o++] = (char)(0x80 | (cp & 0x3f));
+		} else if (cp < 0x10000) {
+			out[o++] = (char)(0xe0 | cp >> 12);
+			out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			out[o++] = (char)(0x80 | (cp & 0x3f));
+		} else {
+			out[o++] = (char)(0xf0 | cp >> 18);
+			out[o++] = (char)(0x80 | ((cp >> 12) & 0x3f));
+			out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			out[o++] = (char)(0x80 | (cp & 0x3f));
+		}
+	}
+	return o;
+}
+
+static int dkey_cmp(const void *a, const void *b)
+{
+	const struct dkey *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->s, y->s, n);
+
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Walks the value at s (valid JSON); on an object with a key twice, false
+ * with *dup the offset of the second and *key (malloc'd, decoded) its name.
+ * Out of memory counts as no duplicate (json-c has parsed the text).
+ */
+static bool sc_nodup(struct scan *s, int depth, size_t *dup, char **key)
+{
+	struct dkey *keys = NULL;
+	size_t n = 0, cap = 0, b, e, i;
+	bool ok = true;
+	char close;
+
+	if (depth > 64)
+		return true;
+	sc_ws(s);
+	if (s->pos >= s->len)
+		return true;
+	if (s->t[s->pos] != '{' && s->t[s->pos] != '[')
+		return sc_skip_value(s, depth), true;
+	close = s->t[s->pos] == '{' ? '}' : ']';
+	s->pos++;
+	if (sc_char(s, close))
+		return true;
+	for (;;) {
+		if (close == '}') {
+			size_t koff;
+
+			sc_ws(s);
+			koff = s->pos;
+			if (!sc_string(s, &b, &e) || !sc_char(s, ':'))
+				break;
+			if (n == cap) {
+				size_t c = cap ? cap * 2 : 16;
+				struct dkey *k = realloc(keys, c * sizeof(*k));
+
+				if (!k)
+					break;
+				keys = k;
+				cap = c;
+			}
+			keys[n].s = malloc(e - b + 1);
+			if (!keys[n].s)
+				break;
+			keys[n].len = jdecode(s->t, b, e, keys[n].s);
+			keys[n].off = koff;
+			n++;
+		}
+		if (!sc_nodup(s, depth + 1, dup, key)) {
+			ok = false;
+			break;
+		}
+		if (!sc_char(s, ','))
+			break;
+	}
+	sc_char(s, close);
+	if (ok && n > 1) {
+		qsort(keys, n, sizeof(*keys), dkey_cmp);
+		for (i = 1; i < n && ok; i++)
+			if (keys[i].len == keys[i - 1].len &&
+			    !memcmp(keys[i].s, keys[i - 1].s, keys[i].len)) {
+				ok = false;
+				*dup = keys[i].off;
+				*key = strndup(keys[i].s, keys[i].len);
+			}
+	}
+	for (i = 0; i < n; i++)
+		free(keys[i].s);
+	free(keys);
+	return ok;
+}
+
 /* Offset of the value at path (or of its key when key_pos), or of the
  * deepest part of the path found.
  */
@@ -799,6 +970,23 @@ int profile_parse(const char *file, const char *name, const char *text,
 		}
 	}
 	json_tokener_free(tok);
+	{
+		struct scan sc = { text, len, 0 };
+		size_t dup = 0;
+		char *key = NULL;
+
+		if (!sc_nodup(&sc, 0, &dup, &key)) {
+			char safe[160];
+
+			usbeth_escape(safe, sizeof(safe), key ? key : "?");
+			snprintf(err->msg, sizeof(err->msg), "the key \"%s\" "
+				 "appears twice in one object", safe);
+			text_line_col(text, len, dup, &err->line, &err->col);
+			free(key);
+			json_object_put(root);
+			return -1;
+		}
+	}
 
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->file = strdup(file))) {
@@ -1206,35 +1394,87 @@ int profset_resolve(struct profset *s, struct perr *err)
 
 /* ----------------------------------------------------------- loading -- */
 
-static int read_file(const char *path, char **text, size_t *len,
-		     bool *masked, struct perr *err)
+/*
+ * Who may have written st: root, or the user we run as (a test's own
+ * directory), and nobody else: not a group but root's, not everyone.
+ */
+static const char *unsafe(const struct stat *st)
 {
-	struct stat st;
+	static char why[96];
+
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		snprintf(why, sizeof(why), "owned by uid %u, neither root nor "
+			 "us", (unsigned int)st->st_uid);
+		return why;
+	}
+	if (st->st_mode & S_IWOTH)
+		return "writable by everyone";
+	if ((st->st_mode & S_IWGRP) && st->st_gid != 0) {
+		snprintf(why, sizeof(why), "writable by group %u",
+			 (unsigned int)st->st_gid);
+		return why;
+	}
+	return NULL;
+}
+
+/*
+ * Reads a profile file. Its type, owner and mode are looked at before it
+ * is opened (a link to /dev/zero or a FIFO is never opened), and the file
+ * opened must be the one looked at. -1 with err->msg set; *odd tells a
+ * file that is no profile at all (not a regular file) from a bad one.
+ */
+static int read_file(const char *path, char **text, size_t *len,
+		     bool *masked, bool *odd, struct perr *err)
+{
+	struct stat st, fst;
+	const char *why;
 	char *buf;
 	size_t n = 0;
 	int fd;
 
 	*masked = false;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		goto sys;
-	if (fstat(fd, &st))
-		goto sys_close;
+	*odd = false;
+	if (stat(path, &st)) {
+		if (errno != ENOENT)
+			goto sys;
+		*odd = true;
+		snprintf(err->msg, sizeof(err->msg), "a dangling link");
+		return -1;
+	}
 	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
-		close(fd);	/* a link to /dev/null masks */
-		*masked = true;
+		*masked = true;		/* a link to /dev/null masks */
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+		*odd = true;
 		snprintf(err->msg, sizeof(err->msg), "not a regular file");
 		return -1;
 	}
+	why = unsafe(&st);
+	if (why) {
+		snprintf(err->msg, sizeof(err->msg), "%s: refused", why);
+		return -1;
+	}
 	if (st.st_size > PROFILE_FILE_MAX) {
-		close(fd);
 		snprintf(err->msg, sizeof(err->msg), "larger than %d bytes",
 			 PROFILE_FILE_MAX);
 		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		goto sys;
+	if (fstat(fd, &fst))
+		goto sys_close;
+	if (fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
+		close(fd);
+		snprintf(err->msg, sizeof(err->msg), "replaced while being "
+			 "opened");
+		return -1;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		*masked = true;	/* an empty file masks too */
+		return 0;
 	}
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf) {
@@ -1259,7 +1499,7 @@ static int read_file(const char *path, char **text, size_t *len,
 	buf[n] = 0;
 	if (n == 0) {
 		free(buf);
-		*masked = true;	/* an empty file masks too */
+		*masked = true;
 		return 0;
 	}
 	*text = buf;
@@ -1277,28 +1517,64 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int load_dir(struct profset *s, const char *dir, struct perr *err)
+struct lctx {
+	enum profset_mode mode;
+	profset_warn_fn warn;
+	void *arg;
+	size_t skipped;
+};
+
+/* A problem with one file (or directory): skipped and reported, or the
+ * end of the load. odd: it is no profile at all (see enum profset_mode).
+ */
+static int problem(struct lctx *l, const struct perr *err, bool odd)
+{
+	if (l->mode == PROFSET_SKIP_BAD ||
+	    (l->mode == PROFSET_SKIP_ODD && odd)) {
+		if (l->warn)
+			l->warn(err, l->arg);
+		l->skipped++;
+		return 0;
+	}
+	return -1;
+}
+
+static int load_dir(struct profset *s, const char *dir, struct lctx *l,
+		    struct perr *err)
 {
 	char **names = NULL;
 	size_t n = 0, i;
 	struct dirent *de;
+	struct stat st;
+	const char *why;
 	int ret = 0;
 	DIR *d;
 
-	d = opendir(dir);
-	if (!d) {
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", dir);
+	if (stat(dir, &st)) {
 		if (errno == ENOENT)
 			return 0;
-		snprintf(err->file, sizeof(err->file), "%s", dir);
 		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
-		return -1;
+		return problem(l, err, false);
+	}
+	why = unsafe(&st);
+	if (why) {
+		snprintf(err->msg, sizeof(err->msg), "%s: directory refused",
+			 why);
+		return problem(l, err, false);
+	}
+	d = opendir(dir);
+	if (!d) {
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
+		return problem(l, err, false);
 	}
 	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
+		size_t len = strlen(de->d_name);
 		char **nn;
 
-		if (de->d_name[0] == '.' || l <= 5 ||
-		    strcmp(de->d_name + l - 5, ".json"))
+		if (de->d_name[0] == '.' || len <= 5 ||
+		    strcmp(de->d_name + len - 5, ".json"))
 			continue;
 		if (n >= PROFILE_COUNT_MAX) {
 			snprintf(err->file, sizeof(err->file), "%s", dir);
@@ -1324,17 +1600,34 @@ static int load_dir(struct profset *s, const char *dir, struct perr *err)
 		char path[PATH_MAX], name[PROFILE_NAME_MAX + 8];
 		struct profile *p;
 		char *text = NULL;
-		size_t len = 0;
-		bool masked;
+		size_t len = 0, nlen = strlen(names[i]) - 5;
+		bool masked, odd;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)(strlen(names[i]) - 5), names[i]);
 		memset(err, 0, sizeof(*err));
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		snprintf(err->file, sizeof(err->file), "%s", path);
-		if (read_file(path, &text, &len, &masked, err)) {
-			ret = -1;
-			goto out;
+		if (nlen > PROFILE_NAME_MAX) {
+			snprintf(err->msg, sizeof(err->msg), "the name is "
+				 "longer than %d bytes", PROFILE_NAME_MAX);
+			ret = problem(l, err, true);
+			if (ret)
+				goto out;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)nlen, names[i]);
+		if (!name_ok(name)) {
+			snprintf(err->msg, sizeof(err->msg), "not a profile "
+				 "name (letters, digits and ._-+@)");
+			ret = problem(l, err, true);
+			if (ret)
+				goto out;
+			continue;
+		}
+		if (read_file(path, &text, &len, &masked, &odd, err)) {
+			ret = problem(l, err, odd);
+			if (ret)
+				goto out;
+			continue;
 		}
 		if (masked) {
 			profset_remove(s, name);
@@ -1342,8 +1635,12 @@ static int load_dir(struct profset *s, const char *dir, struct perr *err)
 		}
 		ret = profile_parse(path, name, text, len, &p, err);
 		free(text);
-		if (ret)
-			goto out;
+		if (ret) {
+			ret = problem(l, err, false);
+			if (ret)
+				goto out;
+			continue;
+		}
 		if (profset_add(s, p)) {
 			profile_free(p);
 			snprintf(err->msg, sizeof(err->msg), "too many "
@@ -1363,15 +1660,42 @@ out:
 int profset_load(struct profset *s, const char *const *dirs, size_t ndirs,
 		 struct perr *err)
 {
+	return profset_load_mode(s, dirs, ndirs, PROFSET_STRICT, NULL, NULL,
+				 NULL, err);
+}
+
+int profset_load_mode(struct profset *s, const char *const *dirs,
+		      size_t ndirs, enum profset_mode mode,
+		      profset_warn_fn warn, void *arg, size_t *skipped,
+		      struct perr *err)
+{
+	struct lctx l = { mode, warn, arg, 0 };
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
 	memset(err, 0, sizeof(*err));
 	for (i = 0; i < ndirs; i++)
-		if (load_dir(s, dirs[i], err))
+		if (load_dir(s, dirs[i], &l, err))
 			goto fail;
-	if (profset_resolve(s, err))
-		goto fail;
+	/* a profile that cannot be resolved (its parent missing or
+	 * skipped, a cycle) is bad too: dropped, and the rest resolved
+	 * again, as dropping it may break another
+	 */
+	while (profset_resolve(s, err)) {
+		char name[PROFILE_NAME_MAX + 1];
+
+		if (mode != PROFSET_SKIP_BAD || !err->file[0])
+			goto fail;
+		for (i = 0; i < s->n && strcmp(s->p[i]->file, err->file); i++)
+			;
+		if (i == s->n)
+			goto fail;
+		snprintf(name, sizeof(name), "%s", s->p[i]->name);
+		problem(&l, err, false);
+		profset_remove(s, name);
+	}
+	if (skipped)
+		*skipped = l.skipped;
 	return 0;
 fail:
 	profset_free(s);

@@ -148,6 +148,26 @@ int profset_resolve(struct profset *s, struct perr *err);
  */
 int profset_load(struct profset *s, const char *const *dirs, size_t ndirs,
 		 struct perr *err);
+/* What a load does with a file it cannot use. "Odd": not a profile at all
+ * (a FIFO, a directory, a dangling link, a name that is no profile name).
+ * "Bad": a profile that does not parse or resolve, or a file or directory
+ * others than root may write.
+ */
+enum profset_mode {
+	PROFSET_STRICT,		/* any problem fails the load (--check) */
+	PROFSET_SKIP_ODD,	/* odd files skipped, a bad one fails (reload:
+				 * the previous configuration is kept) */
+	PROFSET_SKIP_BAD,	/* every problem skipped (start: one bad file
+				 * must not disable every profile) */
+};
+typedef void (*profset_warn_fn)(const struct perr *e, void *arg);
+/* profset_load() with a mode: each file skipped is reported through warn
+ * (when not NULL) and counted in *skipped (when not NULL).
+ */
+int profset_load_mode(struct profset *s, const char *const *dirs,
+		      size_t ndirs, enum profset_mode mode,
+		      profset_warn_fn warn, void *arg, size_t *skipped,
+		      struct perr *err);
 void profset_free(struct profset *s);
 const struct profile *profset_find(const struct profset *s, const char *name);
 
