@@ -18,6 +18,7 @@
 #include <linux/rtnetlink.h>
 
 #include "apply.h"
+#include "state.h"
 
 #define BIT(k) (1U << (k))
 
@@ -48,9 +49,10 @@ static int timed_set(struct engine *e, const struct usbeth_set *s,
 void ulog(int prio, const char *fmt, ...)
 {
 	static int journal = -1;
-	char buf[1024];
+	char msg[1024], buf[1100];
 	va_list ap;
-	int n = 0, m;
+	int n = 0;
+	size_t m;
 
 	if (prio > ulog_level)
 		return;
@@ -59,16 +61,17 @@ void ulog(int prio, const char *fmt, ...)
 	if (journal)
 		n = snprintf(buf, sizeof(buf), "<%d>", prio);
 	va_start(ap, fmt);
-	m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
+		msg[0] = 0;
 	va_end(ap);
-	if (m < 0)
-		return;
-	n += m;
-	if ((size_t)n > sizeof(buf) - 2)
-		n = sizeof(buf) - 2;
-	buf[n++] = '\n';
+	/* profile keys, file and device names are anyone's bytes: a newline
+	 * and "<0>" in one would forge a journal line of its own
+	 */
+	m = usbeth_escape(buf + n, sizeof(buf) - (size_t)n - 1, msg);
+	m += (size_t)n;
+	buf[m++] = '\n';
 	/* one write per line: readers of a pipe see whole lines */
-	while (write(STDERR_FILENO, buf, (size_t)n) < 0 && errno == EINTR)
+	while (write(STDERR_FILENO, buf, m) < 0 && errno == EINTR)
 		;
 }
 
@@ -134,6 +137,8 @@ void engine_drop(struct engine *e, uint32_t ifindex)
 			ulog(LOG_P_INFO, "%s: gone, record dropped (profile "
 			     "%s)", r->ifname, r->profile[0] ? r->profile :
 			     "none");
+			if (e->state_dir)
+				state_remove(e->state_dir, ifindex);
 			rec_free(r);
 			return;
 		}
@@ -146,9 +151,11 @@ void engine_prune(struct engine *e, const struct usbeth_dev *devs, size_t n)
 
 	for (r = e->recs; r; r = next) {
 		next = r->next;
+		/* by ifindex alone: udev renames a USB NIC (enx<MAC>) right
+		 * after its NEW, and a record must survive that
+		 */
 		for (i = 0; i < n; i++)
-			if (devs[i].ifindex == r->ifindex &&
-			    !strcmp(devs[i].ifname, r->ifname))
+			if (devs[i].ifindex == r->ifindex)
 				break;
 		if (i == n)
 			engine_drop(e, r->ifindex);
@@ -1013,6 +1020,64 @@ static uint32_t do_other(struct engine *e, struct rec *r,
 	return done | do_ethtool(e, r, st, c, what_apply, what_restore);
 }
 
+/* The record on disk follows the one in memory (see state.h). */
+static void rec_persist(struct engine *e, struct rec *r)
+{
+	int err;
+
+	if (!e->state_dir || e->dry_run || (!r->orig_has && !r->on_disk))
+		return;
+	err = state_save(e->state_dir, r);
+	if (err) {
+		ulog(LOG_P_ERR, "%s: cannot record the originals in %s: %s "
+		     "(a restarted daemon will not restore them)", r->ifname,
+		     e->state_dir, strerror(-err));
+		e->errors++;
+		return;
+	}
+	r->on_disk = r->orig_has != 0;
+}
+
+void engine_rename(struct engine *e, uint32_t ifindex, const char *ifname)
+{
+	struct rec *r = engine_find(e, ifindex);
+
+	if (!r || !strcmp(r->ifname, ifname))
+		return;
+	ulog(LOG_P_INFO, "%s: renamed (was %s)", ifname, r->ifname);
+	snprintf(r->ifname, sizeof(r->ifname), "%s", ifname);
+	rec_persist(e, r);
+}
+
+static void load_warn(const char *path, const char *why)
+{
+	ulog(LOG_P_WARNING, "%s: record dropped: %s", path, why);
+}
+
+int engine_load_state(struct engine *e)
+{
+	struct rec *list = NULL, *r, *next;
+	int n;
+
+	n = state_load_all(e->state_dir, &list, load_warn);
+	if (n < 0) {
+		ulog(LOG_P_ERR, "%s: cannot read the records: %s",
+		     e->state_dir, strerror(-n));
+		return n;
+	}
+	for (r = list; r; r = next) {
+		next = r->next;
+		if (engine_find(e, r->ifindex)) {
+			rec_free(r);
+			continue;
+		}
+		r->on_disk = true;
+		r->next = e->recs;
+		e->recs = r;
+	}
+	return n;
+}
+
 static void skip_once(struct engine *e, struct rec *r, const char *pname,
 		      int k, const char *why)
 {
@@ -1230,6 +1295,7 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 	changed = __builtin_popcount(done);
 	e->changes += (unsigned long)changed;
 	snprintf(r->profile, sizeof(r->profile), "%s", p ? p->name : "");
+	rec_persist(e, r);
 	if (p)
 		ulog(LOG_P_INFO, "%s: profile %s applied (%d changed)",
 		     r->ifname, p->name, changed);

@@ -45,6 +45,7 @@ struct rec {
 	uint32_t skip_logged;		/* unsupported knobs already logged */
 	uint32_t got_has;		/* what the driver made of our value */
 	uint32_t req[K_COUNT], got[K_COUNT];
+	bool on_disk;			/* its file exists (state.h) */
 };
 
 struct engine {
@@ -54,6 +55,7 @@ struct engine {
 	bool keep_records;
 	bool dry_run;			/* --explain: print the diff only */
 	bool stopping;			/* restoring on stop */
+	const char *state_dir;		/* records on disk (state.h), or NULL */
 	FILE *out;			/* where dry_run prints */
 	struct mnl_socket *rtnl;	/* opened on first use */
 	struct mnl_socket *genl;	/* ethtool netlink, on first use */
@@ -82,6 +84,10 @@ int engine_apply(struct engine *e, const struct usbeth_dev *dev);
 struct rec *engine_find(struct engine *e, uint32_t ifindex);
 /* Forget a device (it went away). */
 void engine_drop(struct engine *e, uint32_t ifindex);
+/* A device was renamed (udev's enx<MAC>): its record follows. */
+void engine_rename(struct engine *e, uint32_t ifindex, const char *ifname);
+/* Adds the records kept in e->state_dir (state.h); the number, or -errno. */
+int engine_load_state(struct engine *e);
 /* Drops records of devices not in devs[] (after a resync dump). */
 void engine_prune(struct engine *e, const struct usbeth_dev *devs, size_t n);
 /* Puts every recorded original back (on stop); drops the records. */

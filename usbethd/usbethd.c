@@ -31,6 +31,7 @@
 #include <net/if.h>
 
 #include "apply.h"
+#include "state.h"
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000	/* linux/if.h: the carrier */
@@ -59,25 +60,49 @@ static void usage(FILE *f)
 		"                           default /usr/share/usbeth/profiles.d\n"
 		"                           then /etc/usbeth/profiles.d)\n"
 		"      --on-stop restore|keep  on stop (default restore)\n"
-		"      --runtime-dir DIR    lock file directory (/run/usbethd)\n"
+		"      --runtime-dir DIR    locks and records of originals\n"
+		"                           (default /run/usbethd)\n"
 		"      --rcvbuf BYTES       receive buffer of the notification\n"
 		"                           sockets (default: the kernel's)\n"
 		"      --force              --apply even when the daemon runs\n"
 		"  -v, --verbose            debug messages\n"
-		"  -q, --quiet              errors and changes only\n"
+		"  -q, --quiet              changes, warnings and errors only\n"
 		"  -h, --help, --version\n", prog, prog, prog, prog);
+}
+
+static void load_warn(const struct perr *e, void *arg)
+{
+	char msg[4500];
+
+	(void)arg;
+	perr_format(e, msg, sizeof(msg));
+	ulog(LOG_P_ERR, "%s: skipped", msg);
+}
+
+/* The profiles: PROFSET_STRICT for --check, PROFSET_SKIP_ODD on reload,
+ * PROFSET_SKIP_BAD at start and for the one-shots.
+ */
+static int load_mode(struct profset *s, enum profset_mode mode)
+{
+	struct perr err;
+	size_t skipped = 0;
+	char msg[4500];
+
+	if (!profset_load_mode(s, dirs, ndirs, mode, load_warn, NULL,
+			       &skipped, &err)) {
+		if (skipped)
+			ulog(LOG_P_WARNING, "%zu profile files skipped (see "
+			     "above); %zu profiles loaded", skipped, s->n);
+		return 0;
+	}
+	perr_format(&err, msg, sizeof(msg));
+	ulog(LOG_P_ERR, "%s", msg);
+	return -1;
 }
 
 static int load(struct profset *s)
 {
-	struct perr err;
-	char msg[4500];
-
-	if (!profset_load(s, dirs, ndirs, &err))
-		return 0;
-	perr_format(&err, msg, sizeof(msg));
-	ulog(LOG_P_ERR, "%s", msg);
-	return -1;
+	return load_mode(s, PROFSET_SKIP_BAD);
 }
 
 static int open_usbeth(struct usbeth **u)
@@ -105,7 +130,7 @@ static int cmd_check(void)
 	struct profset s;
 	size_t i;
 
-	if (load(&s))
+	if (load_mode(&s, PROFSET_STRICT))
 		return 1;
 	for (i = 0; i < s.n; i++)
 		printf("%s: ok (%s)\n", s.p[i]->name, s.p[i]->file);
@@ -218,28 +243,47 @@ static int cmd_explain(const char *dev)
 	return 0;
 }
 
-static int lock_path(char *buf, size_t len)
+/*
+ * The runtime directory's locks (see state.h): daemon.lock, held by the
+ * daemon for its life; state.lock, held by --apply while it applies and
+ * records, and by the daemon while it loads the records.
+ */
+static int lock_open(const char *name)
 {
-	return snprintf(buf, len, "%s/usbethd.lock", runtime_dir) >= (int)len ?
-		-1 : 0;
-}
-
-/* Whether a daemon holds the lock (it then applies profiles itself). */
-static bool daemon_running(void)
-{
-	char path[PATH_MAX];
-	bool held = false;
+	char why[PATH_MAX + 128];
 	int fd;
 
-	if (lock_path(path, sizeof(path)))
-		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (state_dir_check(runtime_dir, why, sizeof(why))) {
+		ulog(LOG_P_ERR, "%s", why);
+		return -1;
+	}
+	fd = state_lock_open(runtime_dir, name, why, sizeof(why));
 	if (fd < 0)
-		return false;
-	if (flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK)
-		held = true;
-	close(fd);
-	return held;
+		ulog(LOG_P_ERR, "%s", why);
+	return fd;
+}
+
+static int lock_wait(int fd, int op)
+{
+	while (flock(fd, op))
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* Records of devices no longer in this netns (unplugged while no daemon
+ * ran) are dropped.
+ */
+static void drop_gone(struct engine *e)
+{
+	struct rec *r, *next;
+	char name[IF_NAMESIZE];
+
+	for (r = e->recs; r; r = next) {
+		next = r->next;
+		if (!if_indextoname(r->ifindex, name) && errno == ENXIO)
+			engine_drop(e, r->ifindex);
+	}
 }
 
 static int cmd_apply(const char *dev, bool force)
@@ -248,17 +292,43 @@ static int cmd_apply(const char *dev, bool force)
 	struct usbeth_dev d;
 	struct engine e;
 	struct profset s;
-	int err, r;
+	int err, r, sfd, dfd;
 
-	if (!force && daemon_running()) {
+	/* under state.lock: no daemon starts loading the records before
+	 * what this applies is recorded
+	 */
+	sfd = lock_open("state.lock");
+	if (sfd < 0)
+		return 2;
+	if (lock_wait(sfd, LOCK_EX)) {
+		ulog(LOG_P_ERR, "%s/state.lock: %s", runtime_dir,
+		     strerror(errno));
+		close(sfd);
+		return 2;
+	}
+	dfd = lock_open("daemon.lock");
+	if (dfd < 0) {
+		close(sfd);
+		return 2;
+	}
+	if (flock(dfd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK && !force) {
 		ulog(LOG_P_INFO, "%s: usbethd is running and applies profiles "
 		     "itself: nothing to do (--force to apply anyway)", dev);
+		close(dfd);
+		close(sfd);
 		return 0;
 	}
+	close(dfd);
 	err = load_and_get(dev, &s, &u, &d);
-	if (err)
+	if (err) {
+		close(sfd);
 		return err;
+	}
 	engine_init(&e, u, &s);
+	e.keep_records = true;
+	e.state_dir = runtime_dir;
+	engine_load_state(&e);
+	drop_gone(&e);
 	r = engine_apply(&e, &d);
 	if (!is_usb(d.role) && !profset_select(&s, &d))
 		ulog(LOG_P_INFO, "%s: not on USB, and no profile with role "
@@ -268,6 +338,7 @@ static int cmd_apply(const char *dev, bool force)
 	usbeth_dev_free(&d);
 	usbeth_close(u);
 	profset_free(&s);
+	close(sfd);
 	return err;
 }
 
@@ -368,7 +439,9 @@ static int mon_cb(void *arg, int cmd, const struct usbeth_dev *dev)
 		uint64_t t0 = now_us(), set0 = dm->e.set_us, t1;
 
 		dm->e.set_first = 0;
-		engine_drop(&dm->e, dev->ifindex);	/* a stale one */
+		/* a record for it may be there already: loaded from disk,
+		 * what --apply recorded before we started
+		 */
 		engine_apply(&dm->e, dev);
 		t1 = now_us();
 		/* where the time went (usbethd_bench.sh reads it); logged
@@ -471,11 +544,10 @@ static void get_reply(struct daemon *dm, const struct nlmsghdr *nlh)
 	    usbeth_parse_dev(nlh, &d) != USBETH_CMD_GET)
 		return;
 	r = engine_find(&dm->e, d.ifindex);
-	if (r && d.role == USBETH_ROLE_USB_GADGET) {
-		ulog(LOG_P_DEBUG, "%s: gadget connected: evaluating again",
-		     d.ifname);
+	if (r) {	/* a gadget connected, or a device renamed */
+		ulog(LOG_P_DEBUG, "%s: evaluating again", d.ifname);
 		engine_apply(&dm->e, &d);
-	} else if (!r && !is_usb(d.role)) {	/* a USB one has its NEW */
+	} else if (!is_usb(d.role)) {	/* a USB one has its NEW */
 		ulog(LOG_P_DEBUG, "%s: new (ifindex %u, not on USB)",
 		     d.ifname, d.ifindex);
 		engine_apply(&dm->e, &d);
@@ -531,6 +603,33 @@ static void other_link(struct daemon *dm, const struct nlmsghdr *nlh,
 }
 
 /*
+ * udev renames a USB NIC (Debian: enx<MAC>, 73-usb-net-by-mac.link) right
+ * after the NEW that named it usb0: the record follows, and the device is
+ * evaluated again, as a profile may match the new name ("ifname" globs).
+ */
+static bool renamed(struct daemon *dm, const struct nlmsghdr *nlh,
+		    struct rec *r)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
+		const char *name;
+
+		if (mnl_attr_get_type(a) != IFLA_IFNAME ||
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+			continue;
+		name = mnl_attr_get_str(a);
+		if (!name[0] || strlen(name) >= sizeof(r->ifname) ||
+		    !strcmp(name, r->ifname))
+			return false;
+		engine_rename(&dm->e, r->ifindex, name);
+		get_async(dm, r->ifindex);	/* evaluated in gets_read */
+		return true;
+	}
+	return false;
+}
+
+/*
  * A gadget netdev outlives its UDC binding: no NEW comes when the cable
  * goes in again, yet the speed it will run at is known only while bound.
  * So a gadget is evaluated again when its carrier comes up (the connect);
@@ -553,6 +652,8 @@ static int link_cb(const struct nlmsghdr *nlh, void *arg)
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return MNL_CB_OK;
 	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
+	if (r && renamed(dm, nlh, r))
+		return MNL_CB_OK;
 	if (!r || r->role != USBETH_ROLE_USB_GADGET)
 		return MNL_CB_OK;
 	up = !!(ifi->ifi_flags & IFF_LOWER_UP);
@@ -619,12 +720,31 @@ static void links_read(struct daemon *dm)
 	}
 }
 
+/*
+ * The module was loaded again (the monitor saw nlctrl's NEWFAMILY and
+ * joined the new group): the request handle has the old family id, and
+ * the devices were not announced meanwhile. Records stay (by ifindex): a
+ * device that went meanwhile is pruned by the resync.
+ */
+static int family_back(struct daemon *dm)
+{
+	struct usbeth *u;
+
+	if (open_usbeth(&u))
+		return -1;
+	usbeth_close(dm->u);
+	dm->u = u;
+	dm->e.u = u;
+	resync(dm, "module loaded");
+	return 0;
+}
+
 static int reload(struct daemon *dm)
 {
 	struct profset s;
 
 	ulog(LOG_P_INFO, "reloading profiles");
-	if (load(&s)) {
+	if (load_mode(&s, PROFSET_SKIP_ODD)) {
 		ulog(LOG_P_ERR, "reload failed: keeping the previous "
 		     "configuration (%zu profiles)", dm->set.n);
 		return -1;
@@ -640,24 +760,33 @@ static int reload(struct daemon *dm)
 static int run_daemon(void)
 {
 	struct daemon dm = { 0 };
-	char path[PATH_MAX];
 	sigset_t mask;
-	int sfd = -1, lockfd = -1, rc = 1, err;
+	int sfd = -1, lockfd = -1, statefd = -1, rc = 1, err, loaded;
 
-	if (load(&dm.set))
+	/* the locks first, then the profiles: see state.h */
+	lockfd = lock_open("daemon.lock");
+	if (lockfd < 0)
 		return 1;
-	/* the lock tells a one-shot --apply that we are here */
-	if (!lock_path(path, sizeof(path))) {
-		mkdir(runtime_dir, 0755);
-		lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (lockfd >= 0 && flock(lockfd, LOCK_EX | LOCK_NB)) {
-			ulog(LOG_P_ERR, "another usbethd holds %s", path);
-			goto out;
-		}
-		if (lockfd < 0)
-			ulog(LOG_P_WARNING, "%s: %s (one-shot --apply will not "
-			     "know usbethd runs)", path, strerror(errno));
+	if (flock(lockfd, LOCK_EX | LOCK_NB)) {
+		ulog(LOG_P_ERR, "another usbethd holds %s/daemon.lock",
+		     runtime_dir);
+		goto out;
 	}
+	statefd = lock_open("state.lock");
+	if (statefd < 0 || lock_wait(statefd, LOCK_EX))
+		goto out;
+	if (load(&dm.set))
+		goto out;
+	engine_init(&dm.e, NULL, &dm.set);
+	dm.e.keep_records = true;
+	dm.e.state_dir = runtime_dir;
+	loaded = engine_load_state(&dm.e);
+	/* from here on, --apply sees daemon.lock held and stays away */
+	close(statefd);
+	statefd = -1;
+	if (loaded > 0)
+		ulog(LOG_P_INFO, "%d records of originals found in %s", loaded,
+		     runtime_dir);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGTERM);
@@ -668,8 +797,11 @@ static int run_daemon(void)
 		ulog(LOG_P_ERR, "signalfd: %s", strerror(errno));
 		goto out;
 	}
-	if (open_usbeth(&dm.u))
+	if (open_usbeth(&dm.u)) {
+		rc = 2;
 		goto out;
+	}
+	dm.e.u = dm.u;
 	/* subscribe first, then dump: nothing falls between the two */
 	err = usbeth_monitor_open(&dm.m);
 	if (err) {
@@ -681,8 +813,6 @@ static int run_daemon(void)
 		goto out;
 	if (links_open(&dm) || gets_open(&dm))
 		goto out;
-	engine_init(&dm.e, dm.u, &dm.set);
-	dm.e.keep_records = true;
 	dm.other = set_wants_other(&dm.set);
 	if (resync(&dm, "start"))
 		goto out;
@@ -724,6 +854,15 @@ static int run_daemon(void)
 				ulog(LOG_P_WARNING, "notifications lost "
 				     "(ENOBUFS): resync");
 				resync(&dm, "overrun");
+			} else if (err == -ENOLINK) {
+				ulog(LOG_P_WARNING, "the usbeth module was "
+				     "unloaded: waiting for it to come back");
+				dm.retry_at = 0;
+			} else if (err == -ERESTART) {
+				ulog(LOG_P_NOTICE, "the usbeth module is back: "
+				     "resync");
+				family_back(&dm);	/* failed: logged; the
+							 * next NEWFAMILY retries */
 			} else if (err == -EBADMSG) {
 				ulog(LOG_P_WARNING, "a malformed notification "
 				     "was skipped: resync");
@@ -771,6 +910,8 @@ out:
 	profset_free(&dm.set);
 	if (sfd >= 0)
 		close(sfd);
+	if (statefd >= 0)
+		close(statefd);
 	if (lockfd >= 0)
 		close(lockfd);
 	return rc;

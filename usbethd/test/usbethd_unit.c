@@ -5,13 +5,16 @@
  * built with ASan and UBSan. Prints KTAP; exits 0 when all passed, else 1.
  * argv[1]: the built-in profiles directory.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile.h"
+#include "state.h"
 
 #include "unit_check.h"
 
@@ -162,6 +165,15 @@ static void t_schema_errors(void)
 	expect_err("{\"extends\": \"../etc\"}", 1, 13, "not a profile name");
 	expect_err("{\"settings\": {\"bql-limit-min\": 9, \"bql-limit-max\": 8}}",
 		   1, 32, "above");
+	/* json-c keeps the last of two equal keys: refused, at the second,
+	 * also when spelt with escapes, and in a nested object
+	 */
+	expect_err("{\"priority\": 1,\n \"priority\": 2}", 2, 2,
+		   "\"priority\" appears twice");
+	expect_err("{\"settings\": {\"qmult\": 2, \"q\\u006dult\": 3}}", 1, 27,
+		   "\"qmult\" appears twice");
+	expect_err("{\"match\": {\"vid\": [\"17e9\"], \"x\": {\"a\": 1, \"a\": 1}}}",
+		   1, 43, "\"a\" appears twice");
 	/* a key whose name appears earlier as a value is found as a key */
 	expect_err("{\"description\": \"vid\", \"match\": {\"x\": 1}}", 1, 34,
 		   "unknown match key");
@@ -417,6 +429,228 @@ static void t_directories(void)
 	rmdir(tmpl);
 }
 
+static int nwarn;
+static char lastwarn[4500];
+
+static void count_warn(const struct perr *e, void *arg)
+{
+	(void)arg;
+	nwarn++;
+	perr_format(e, lastwarn, sizeof(lastwarn));
+	printf("# skipped: %s\n", lastwarn);
+}
+
+/* One bad file does not disable the others (daemon start), the checks run
+ * before a file is opened, and --check still refuses.
+ */
+static void t_bad_files(void)
+{
+	char tmpl[] = "/tmp/usbethd-unit.XXXXXX", path[160], fifo[160];
+	char buf[4096];
+	const char *dirs[1];
+	struct profset s;
+	struct perr e;
+	size_t skipped = 99;
+	int ifd, wd;
+
+	CHECK(mkdtemp(tmpl) != NULL);
+	chmod(tmpl, 0755);
+	dirs[0] = tmpl;
+#define F(name) (snprintf(path, sizeof(path), "%s/%s", tmpl, name), path)
+	write_file(F("good.json"), "{\"match\": {}, \"settings\": {\"qmult\": 2}}");
+	write_file(F("broken.json"), "{\"match\": {\"vid\": 17e9}}");
+	write_file(F("child.json"), "{\"extends\": \"broken\", \"match\": {}}");
+	write_file(F("my profile.json"), "{\"match\": {}}");
+	write_file(F("ww.json"), "{\"match\": {}}");
+	chmod(path, 0666);
+	write_file(F("gw.json"), "{\"match\": {}}");
+	chmod(path, 0664);
+	CHECK_EQ(chown(path, 0, 4242), 0);
+	mkdir(F("dir.json"), 0755);
+	CHECK_EQ(symlink("/nonexistent/x.json", F("dangling.json")), 0);
+	CHECK_EQ(symlink("/dev/zero", F("zero.json")), 0);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.json", tmpl);
+	CHECK_EQ(mkfifo(fifo, 0644), 0);
+	/* the FIFO must not even be opened: inotify would see it */
+	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	wd = inotify_add_watch(ifd, fifo, IN_OPEN);
+	CHECK(ifd >= 0 && wd >= 0);
+
+	nwarn = 0;
+	CHECK_EQ(profset_load_mode(&s, dirs, 1, PROFSET_SKIP_BAD, count_warn,
+				   NULL, &skipped, &e), 0);
+	CHECK_EQ(s.n, 1);
+	if (s.n == 1)
+		CHECK_STR(s.p[0]->name, "good");
+	/* broken, child (its parent skipped), my profile, ww, gw, dir,
+	 * dangling, zero, fifo
+	 */
+	CHECK_EQ(skipped, 9);
+	CHECK_EQ(nwarn, 9);
+	profset_free(&s);
+	CHECK(read(ifd, buf, sizeof(buf)) < 0);
+
+	/* --check: the first problem fails the load */
+	CHECK(profset_load(&s, dirs, 1, &e) != 0);
+	CHECK_EQ(s.n, 0);
+	CHECK(strstr(e.file, "/broken.json") != NULL);
+
+	/* reload: odd files skipped, a bad profile fails (old config kept) */
+	unlink(F("broken.json"));
+	unlink(F("child.json"));
+	unlink(F("ww.json"));
+	unlink(F("gw.json"));
+	nwarn = 0;
+	CHECK_EQ(profset_load_mode(&s, dirs, 1, PROFSET_SKIP_ODD, count_warn,
+				   NULL, NULL, &e), 0);
+	CHECK_EQ(s.n, 1);
+	CHECK_EQ(nwarn, 5);
+	profset_free(&s);
+	write_file(F("ww.json"), "{\"match\": {}}");
+	chmod(path, 0646);
+	CHECK(profset_load_mode(&s, dirs, 1, PROFSET_SKIP_ODD, count_warn,
+				NULL, NULL, &e) != 0);
+	CHECK(strstr(e.msg, "writable by everyone") != NULL);
+	unlink(F("ww.json"));
+
+	/* a directory others may write: refused as a whole */
+	chmod(tmpl, 0777);
+	nwarn = 0;
+	CHECK_EQ(profset_load_mode(&s, dirs, 1, PROFSET_SKIP_BAD, count_warn,
+				   NULL, NULL, &e), 0);
+	CHECK_EQ(s.n, 0);
+	CHECK_EQ(nwarn, 1);
+	CHECK(strstr(lastwarn, "directory refused") != NULL);
+	profset_free(&s);
+	chmod(tmpl, 0755);
+
+	close(ifd);
+	unlink(F("good.json"));
+	unlink(F("my profile.json"));
+	rmdir(F("dir.json"));
+	unlink(F("dangling.json"));
+	unlink(F("zero.json"));
+	unlink(fifo);
+	rmdir(tmpl);
+#undef F
+}
+
+/* Records on disk: what is written is read back; anything else is
+ * dropped, never half-trusted.
+ */
+static void t_state(void)
+{
+	char tmpl[] = "/tmp/usbethd-state.XXXXXX", path[160], why[256];
+	struct rec r = { 0 }, *list = NULL, *l;
+	struct bql_orig q[2] = { { 0, 0, 1000, 1000 }, { 1, 5, 6, 7 } };
+	struct stat st;
+	int fd, n;
+
+	CHECK(mkdtemp(tmpl) != NULL);
+	chmod(tmpl, 0755);
+	CHECK_EQ(state_dir_check(tmpl, why, sizeof(why)), 0);
+	r.ifindex = 7;
+	strcpy(r.ifname, "enx020000000001");
+	r.role = USBETH_ROLE_USB_HOST;
+	strcpy(r.profile, "cellular-modem");
+	r.orig[K_TX_TIMER_USECS] = 400;
+	r.orig[K_NTB_TX_MAX] = 16384;
+	r.orig_has = 1U << K_TX_TIMER_USECS | 1U << K_NTB_TX_MAX;
+	r.f_orig = 5;
+	r.bql = q;
+	r.n_bql = 2;
+	r.req[K_NTB_TX_MAX] = 65536;
+	r.got[K_NTB_TX_MAX] = 65537;
+	r.got_has = 1U << K_NTB_TX_MAX;
+	CHECK_EQ(state_save(tmpl, &r), 0);
+	snprintf(path, sizeof(path), "%s/dev-7", tmpl);
+	CHECK_EQ(stat(path, &st), 0);
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	n = state_load_all(tmpl, &list, NULL);
+	CHECK_EQ(n, 1);
+	l = list;
+	CHECK(l != NULL);
+	if (l) {
+		CHECK_EQ(l->ifindex, 7);
+		CHECK_STR(l->ifname, "enx020000000001");
+		CHECK_STR(l->profile, "cellular-modem");
+		CHECK_EQ(l->orig_has, r.orig_has);
+		CHECK_EQ(l->orig[K_TX_TIMER_USECS], 400);
+		CHECK_EQ(l->orig[K_NTB_TX_MAX], 16384);
+		CHECK_EQ(l->f_orig, 5);
+		CHECK_EQ(l->n_bql, 2);
+		if (l->n_bql == 2)
+			CHECK_EQ(l->bql[1].hold_time, 7);
+		CHECK_EQ(l->got[K_NTB_TX_MAX], 65537);
+		CHECK_EQ(l->carrier, -1);
+		free(l->bql);
+		free(l);
+	}
+	/* no originals left: the file goes */
+	r.orig_has = 0;
+	CHECK_EQ(state_save(tmpl, &r), 0);
+	CHECK(stat(path, &st) != 0);
+
+	/* hostile files: dropped and removed */
+	{
+		static const char *const bad[] = {
+			"usbethd-record 2\nifindex 9\nifname a\norig qmult 1\n",
+			"usbethd-record 1\nifindex 8\nifname a\norig qmult 1\n",
+			"usbethd-record 1\nifindex 9\nifname a\norig qmult 1",
+			"usbethd-record 1\nifindex 9\nifname a\norig qmult 99999999999\n",
+			"usbethd-record 1\nifindex 9\nifname a\norig nope 1\n",
+			"usbethd-record 1\nifindex 9\nifname a\norig qmult  1\n",
+			"usbethd-record 1\nifindex 9\nifname a\norig qmult -1\n",
+			"usbethd-record 1\nifindex 9\nifname a\n",
+			"usbethd-record 1\nifindex 9\nifname aaaaaaaaaaaaaaaaa\norig qmult 1\n",
+			"usbethd-record 1\nifindex 9\nifname a\norig qmult 1\norig qmult 2\n",
+			"usbethd-record 1\nifindex 9\nifname a\x00\norig qmult 1\n",
+		};
+		size_t i;
+
+		snprintf(path, sizeof(path), "%s/dev-9", tmpl);
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+			CHECK(fd >= 0);
+			/* the NUL case: its length up to the last \n */
+			CHECK(write(fd, bad[i], i == 10 ? 42 : strlen(bad[i])) > 0);
+			close(fd);
+			list = NULL;
+			CHECK_EQ(state_load_all(tmpl, &list, NULL), 0);
+			CHECK(list == NULL);
+			CHECK(stat(path, &st) != 0);
+		}
+		/* one that others may write */
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		CHECK(write(fd, "usbethd-record 1\nifindex 9\nifname a\n"
+			    "orig qmult 1\n", 48) == 48);
+		fchmod(fd, 0666);
+		close(fd);
+		list = NULL;
+		CHECK_EQ(state_load_all(tmpl, &list, NULL), 0);
+		CHECK(list == NULL);
+	}
+	/* the lock: 0600 even when an older usbethd made it 0644 */
+	snprintf(path, sizeof(path), "%s/daemon.lock", tmpl);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	close(fd);
+	fd = state_lock_open(tmpl, "daemon.lock", why, sizeof(why));
+	CHECK(fd >= 0);
+	CHECK_EQ(stat(path, &st), 0);
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	close(fd);
+	unlink(path);
+	/* ... and never through a link */
+	CHECK_EQ(symlink("/tmp/elsewhere", path), 0);
+	CHECK_EQ(state_lock_open(tmpl, "daemon.lock", why, sizeof(why)), -1);
+	unlink(path);
+	/* a runtime directory others may write is refused */
+	chmod(tmpl, 0777);
+	CHECK_EQ(state_dir_check(tmpl, why, sizeof(why)), -1);
+	CHECK(strstr(why, "writable by others") != NULL);
+	rmdir(tmpl);
+}
+
 static void t_knob_names(void)
 {
 	int k;
@@ -455,6 +689,8 @@ static const struct unit_test tests[] = {
 	{ "role_other_needs_opt_in", t_role_other },
 	{ "extends_inheritance", t_extends },
 	{ "directories_override_mask_error", t_directories },
+	{ "bad_files_skipped_unopened", t_bad_files },
+	{ "state_records", t_state },
 	{ "knob_names", t_knob_names },
 	{ "line_col", t_line_col },
 };

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * usbethd's records on disk, so that the originals of what was changed
+ * outlive the process that changed them: the udev path (usbethd --apply)
+ * records what it changes, the daemon finds those records when it starts,
+ * and a daemon restarted (Restart=on-failure, kill -9) finds its own.
+ *
+ * Files live in the runtime directory (/run/usbethd: tmpfs, so a reboot,
+ * which resets every knob, forgets them too), one per device, named by
+ * ifindex (dev-7), written whole (a temporary file renamed over it),
+ * 0600 and the daemon's. Ifindexes are not reused within a boot (the
+ * kernel allocates them cyclically), so a record names one device; records
+ * of devices gone are dropped by the daemon's start and by --apply.
+ *
+ * Who writes: the daemon holds daemon.lock for its life; --apply takes
+ * state.lock, checks that no daemon holds daemon.lock, and applies and
+ * records under state.lock; the daemon takes state.lock (after daemon.lock)
+ * only while it loads the records. So the two never write at once, and a
+ * daemon starting while --apply runs sees what it recorded.
+ */
+#ifndef USBETHD_STATE_H
+#define USBETHD_STATE_H
+
+#include "apply.h"
+
+/* Creates dir (0755) if missing; refuses one that is not a directory owned
+ * by us or is writable by others. 0, or -1 with why filled.
+ */
+int state_dir_check(const char *dir, char *why, size_t len);
+/* Opens (creates) the lock file dir/name: 0600, ours, not a link. The fd,
+ * or -1 with why filled.
+ */
+int state_lock_open(const char *dir, const char *name, char *why, size_t len);
+/* Writes r's record (or removes it when r has no originals). -errno. */
+int state_save(const char *dir, const struct rec *r);
+void state_remove(const char *dir, uint32_t ifindex);
+/* Adds every record of dir to *list; a file that does not parse, is not
+ * ours or names another ifindex is reported through warn and removed.
+ * The number loaded, or -errno.
+ */
+int state_load_all(const char *dir, struct rec **list,
+		   void (*warn)(const char *path, const char *why));
+
+#endif /* USBETHD_STATE_H */
