@@ -11,10 +11,11 @@
 # kernel's usbnet does BQL: 7.3, the demo's default kernel), and stopping
 # the daemon puts everything back.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/usbethd_lib.sh"
 
 D=$USBETH_TOP/usbethd/usbethd
 CLI=$USBETH_TOP/ip-extensions/usbeth
-BUILTIN=$USBETH_TOP/usbethd/profiles.d
+BUILTIN=/tmp/usbeth-demo-profiles
 DPID= DFD=
 cleanup() {
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
@@ -49,6 +50,7 @@ gadget=$NCM_GADGET_IF
 # only from the CONNECT the gadget sends when it opens (lib.sh: ncm_plug)
 ip -n "$NCM_GADGET_NS" link set dev "$gadget" netns 1
 echo "# --- usbethd starts on the built-in profiles"
+stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 exec {DFD}< <(exec "$D" -d "$BUILTIN" --runtime-dir /run/usbethd 2>&1)
 DPID=$!
 dwait '^ready' || bail "usbethd did not start"

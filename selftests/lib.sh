@@ -133,7 +133,7 @@ NCM_HOST_NS=ncm-host NCM_GADGET_NS=ncm-gadget
 NCM_HOST_ADDR=10.200.0.1 NCM_GADGET_ADDR=10.200.0.2
 NCM_HOST_IF= NCM_GADGET_IF=
 
-# ncm_setup [-s super|high] [-v VID] [-p PID] [-q QMULT]
+# ncm_setup [-s super|high] [-v VID] [-p PID] [-q QMULT] [-m HOST_MAC]
 # Load dummy_hcd at the given speed (default super), make a configfs NCM
 # gadget posing as VID:PID (default 1d6b:0104) and plug it in.
 ncm_setup() {
@@ -145,13 +145,14 @@ ncm_setup() {
 # the plug: the gadget is made, not bound to the UDC (so it has no netdev
 # yet: u_ether registers it at the first bind).
 ncm_create() {
-	local speed=super vid=0x1d6b pid=0x0104 qmult= o OPTIND=1
-	while getopts "s:v:p:q:" o; do
+	local speed=super vid=0x1d6b pid=0x0104 qmult= mac=02:00:00:00:b1:01 o OPTIND=1
+	while getopts "s:v:p:q:m:" o; do
 		case $o in
 		s) speed=$OPTARG ;;
 		v) vid=$OPTARG ;;
 		p) pid=$OPTARG ;;
 		q) qmult=$OPTARG ;;
+		m) mac=$OPTARG ;;
 		*) bail "ncm_setup: bad option" ;;
 		esac
 	done
@@ -193,7 +194,7 @@ ncm_create() {
 	echo 0123456789 > "$NCM_GADGET/strings/0x409/serialnumber"
 	echo NCM > "$NCM_GADGET/configs/c.1/strings/0x409/configuration"
 	mkdir "$NCM_FUNC" || bail "cannot create the NCM function"
-	echo 02:00:00:00:b1:01 > "$NCM_FUNC/host_addr"
+	echo "$mac" > "$NCM_FUNC/host_addr"
 	echo 02:00:00:00:b1:02 > "$NCM_FUNC/dev_addr"
 	if [ -n "$qmult" ]; then
 		echo "$qmult" > "$NCM_FUNC/qmult" || bail "cannot set qmult $qmult"

@@ -25,8 +25,8 @@
 source "$(dirname "$0")/lib.sh"
 
 D=$USBETH_TOP/usbethd/usbethd
-BUILTIN=$USBETH_TOP/usbethd/profiles.d
 W=/tmp/usbethd-test
+BUILTIN=$W/builtin
 ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
 CYCLES=${USBETHD_CYCLES:-100}
 DPID= DFD= NPID= NFD= NIC= ENS=usbethd-nic
@@ -48,65 +48,10 @@ cleanup() {
 	ncm_teardown
 }
 trap cleanup EXIT
+source "$(dirname "$0")/usbethd_lib.sh"
 rm -rf "$W" && mkdir -p "$ADMIN" "$RUN"
+stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 : > "$LOG"
-
-# daemon_start [OPTION...]: the daemon, its stderr on DFD (read by dexpect);
-# in netns $DNS when set
-DNS=
-daemon_start() {
-	local pre=()
-	[ -n "$DNS" ] && pre=(ip netns exec "$DNS")
-	exec {DFD}< <(exec "${pre[@]}" "$D" -d "$BUILTIN" -d "$ADMIN" --runtime-dir "$RUN" "$@" 2>&1)
-	DPID=$!
-}
-# dmark: later dexpects look only at lines from here on.
-# (Builtins only, here and in dexpect: a process per line read would cost
-# more than the plug it waits for, under TCG.)
-MARK=0
-dmark() { local seen; mapfile -t seen < "$LOG"; MARK=${#seen[@]}; }
-# dexpect ERE [SECONDS]: the first line since the mark matching ERE, from
-# what was read already or, failing that, from the daemon's next lines
-# (every line is kept in $LOG, so waits may come in any order, also from
-# subshells); prints it, and keeps it in DLINE.
-dexpect() {
-	local line seen end=$((SECONDS + ${2:-20}))
-	mapfile -t -s "$MARK" seen < "$LOG"
-	for line in "${seen[@]}"; do
-		[[ $line =~ $1 ]] && { DLINE=$line; printf '%s\n' "$line"; return 0; }
-	done
-	while [ $SECONDS -lt $end ]; do
-		read -r -t $((end - SECONDS)) -u "$DFD" line || return 1
-		printf '%s\n' "$line" >> "$LOG"
-		if [[ $line =~ $1 ]]; then
-			DLINE=$line
-			printf '%s\n' "$line"
-			return 0
-		fi
-	done
-	return 1
-}
-# daemon_stop: SIGTERM, read its last lines until it exits; its status.
-daemon_stop() {
-	local line rc
-	kill -TERM "$DPID" 2>/dev/null	# unless already told
-	while read -r -t 30 -u "$DFD" line; do printf '%s\n' "$line" >> "$LOG"; done
-	wait "$DPID"
-	rc=$?
-	exec {DFD}<&-
-	DPID=
-	return $rc
-}
-uf() { "$USBETHCTL" get "$1" | sed -n "s/^$2=//p" | head -n1; }
-sysnet() { cat "/sys/class/net/$1/$2"; }
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
-plug() { echo "$NCM_UDC" > "$NCM_GADGET/UDC"; }
-unplug() { echo "" > "$NCM_GADGET/UDC"; }
-# applied PROFILE: wait for a device to get PROFILE; its ifname in APPLIED
-applied() {
-	dexpect "^([^ :]+): profile $1 applied" "${2:-30}" > /dev/null || return 1
-	APPLIED=${DLINE%%:*}
-}
 
 ktap_plan 74
 

@@ -19,12 +19,13 @@
 #   4. its wakeups (context switches) while idle for 10 s.
 # Run: selftests/vm/run-vm.sh -t 1500 selftests/bench/usbethd_bench.sh
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../usbethd_lib.sh"
 
 D=$USBETH_TOP/usbethd/usbethd
 LAT=$USBETH_TOP/selftests/bench/usbethd-lat
-BUILTIN=$USBETH_TOP/usbethd/profiles.d
 N=${USBETHD_BENCH_PLUGS:-100}
 W=/tmp/usbethd-bench
+BUILTIN=$W/builtin
 T=/sys/kernel/tracing
 DPID='' DFD='' PFD='' ppid=''
 
@@ -42,6 +43,7 @@ cleanup() {
 }
 trap cleanup EXIT
 rm -rf "$W" && mkdir -p "$W/run"
+stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 ktap_plan 6
 
 # --- the kernel's clock: kprobes on the module's NEW notification and on

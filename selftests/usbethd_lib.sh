@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers of the usbethd tests (usbethd.sh, usbethd_udev.sh): a daemon run
+# in the background with every line it logs kept in $LOG, and waits on
+# those lines. The test sets D (the daemon), BUILTIN and ADMIN (profile
+# directories), RUN (runtime directory) and LOG before using them.
+
+# stage_profiles DIR: a copy of the built-in profiles in DIR, owned by the
+# guest's root. usbethd reads no profile that another user may write, and
+# the checkout (seen over 9p with the host's owners) may be a user's.
+stage_profiles() {
+	rm -rf "$1" && mkdir -p "$1" && cp "$USBETH_TOP"/usbethd/profiles.d/*.json "$1"/ &&
+		chmod 0755 "$1" && chmod 0644 "$1"/*.json
+}
+
+# daemon_start [OPTION...]: the daemon, its stderr on DFD (read by dexpect);
+# in netns $DNS when set
+DNS=
+daemon_start() {
+	local pre=()
+	[ -n "$DNS" ] && pre=(ip netns exec "$DNS")
+	exec {DFD}< <(exec "${pre[@]}" "$D" -d "$BUILTIN" -d "$ADMIN" --runtime-dir "$RUN" "$@" 2>&1)
+	DPID=$!
+}
+# dmark: later dexpects look only at lines from here on.
+# (Builtins only, here and in dexpect: a process per line read would cost
+# more than the plug it waits for, under TCG.)
+MARK=0
+dmark() { local seen; mapfile -t seen < "$LOG"; MARK=${#seen[@]}; }
+# dexpect ERE [SECONDS]: the first line since the mark matching ERE, from
+# what was read already or, failing that, from the daemon's next lines
+# (every line is kept in $LOG, so waits may come in any order, also from
+# subshells); prints it, and keeps it in DLINE.
+dexpect() {
+	local line seen end=$((SECONDS + ${2:-20}))
+	mapfile -t -s "$MARK" seen < "$LOG"
+	for line in "${seen[@]}"; do
+		[[ $line =~ $1 ]] && { DLINE=$line; printf '%s\n' "$line"; return 0; }
+	done
+	while [ $SECONDS -lt $end ]; do
+		read -r -t $((end - SECONDS)) -u "$DFD" line || return 1
+		printf '%s\n' "$line" >> "$LOG"
+		if [[ $line =~ $1 ]]; then
+			DLINE=$line
+			printf '%s\n' "$line"
+			return 0
+		fi
+	done
+	return 1
+}
+# daemon_stop: SIGTERM, read its last lines until it exits; its status.
+daemon_stop() {
+	local line rc
+	kill -TERM "$DPID" 2>/dev/null	# unless already told
+	while read -r -t 30 -u "$DFD" line; do printf '%s\n' "$line" >> "$LOG"; done
+	wait "$DPID"
+	rc=$?
+	exec {DFD}<&-
+	DPID=
+	return $rc
+}
+uf() { "$USBETHCTL" get "$1" | sed -n "s/^$2=//p" | head -n1; }
+sysnet() { cat "/sys/class/net/$1/$2"; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
+plug() { echo "$NCM_UDC" > "$NCM_GADGET/UDC"; }
+unplug() { echo "" > "$NCM_GADGET/UDC"; }
+# applied PROFILE: wait for a device to get PROFILE; its ifname in APPLIED
+applied() {
+	dexpect "^([^ :]+): profile $1 applied" "${2:-30}" > /dev/null || return 1
+	APPLIED=${DLINE%%:*}
+}
