@@ -278,36 +278,40 @@ unknown:
 
 /* -------------------------------------------------------------- knobs -- */
 
-const struct cli_knob cli_knobs[] = {
-	{ "qmult",		USBETH_A_QMULT,			CLI_UNIT_COUNT },
-	{ "ntb-rx-max",		USBETH_A_NTB_RX_MAX,		CLI_UNIT_BYTES },
-	{ "ntb-tx-max",		USBETH_A_NTB_TX_MAX,		CLI_UNIT_BYTES },
-	{ "tx-timer-usecs",	USBETH_A_TX_TIMER_USECS,	CLI_UNIT_USECS },
-	{ "tx-usecs",		USBETH_A_COAL_TX_USECS,		CLI_UNIT_USECS },
-	{ "tx-frames",		USBETH_A_COAL_TX_FRAMES,	CLI_UNIT_COUNT },
-	{ "rx-usecs",		USBETH_A_COAL_RX_USECS,		CLI_UNIT_USECS },
-	{ "rx-frames",		USBETH_A_COAL_RX_FRAMES,	CLI_UNIT_COUNT },
-	{ "bql-limit-min",	USBETH_A_BQL_LIMIT_MIN,		CLI_UNIT_BYTES },
-	{ "bql-limit-max",	USBETH_A_BQL_LIMIT_MAX,		CLI_UNIT_BYTES },
-	{ "bql-hold-time",	USBETH_A_BQL_HOLD_TIME,		CLI_UNIT_MSECS },
-	{ "queue",		USBETH_A_BQL_QUEUE_INDEX,	CLI_UNIT_COUNT },
+/* Not a knob of the family, but typed like one: the TX queue of bql-*. */
+static const struct usbeth_knob queue_knob = {
+	.name = "queue", .attr = USBETH_A_BQL_QUEUE_INDEX,
+	.unit = USBETH_UNIT_COUNT, .max = USBETH_BQL_QUEUE_MAX,
 };
 
-const size_t cli_n_knobs = ARRAY_SIZE(cli_knobs);
+const size_t cli_n_knobs = USBETH_KNOB_COUNT + 1;
 
-static const char *const knob_words[] = {
-	"qmult", "ntb-rx-max", "ntb-tx-max", "tx-timer-usecs", "tx-usecs",
-	"tx-frames", "rx-usecs", "rx-frames", "bql-limit-min",
-	"bql-limit-max", "bql-hold-time", "queue", NULL,
-};
+const struct usbeth_knob *cli_knob(size_t i)
+{
+	if (i < USBETH_KNOB_COUNT)
+		return &usbeth_knobs[i];
+	return i == USBETH_KNOB_COUNT ? &queue_knob : NULL;
+}
 
-const struct cli_knob *cli_knob_find(const char *name)
+/* Every keyword, for suggestions ("did you mean"). */
+static const char *const *knob_words(void)
+{
+	static const char *words[USBETH_KNOB_COUNT + 2];
+	size_t i;
+
+	if (!words[0])
+		for (i = 0; i < cli_n_knobs; i++)
+			words[i] = cli_knob(i)->name;
+	return words;
+}
+
+const struct usbeth_knob *cli_knob_find(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < cli_n_knobs; i++)
-		if (!strcmp(name, cli_knobs[i].name))
-			return &cli_knobs[i];
+		if (!strcmp(name, cli_knob(i)->name))
+			return cli_knob(i);
 	return NULL;
 }
 
@@ -369,13 +373,13 @@ int cli_parse_size(const char *s, uint32_t *out)
 	return 0;
 }
 
-int cli_parse_time(const char *s, enum cli_unit native, uint32_t *out)
+int cli_parse_time(const char *s, enum usbeth_unit native, uint32_t *out)
 {
 	uint64_t v, usecs_per;	/* usecs in one unit of the suffix */
-	uint64_t native_usecs = native == CLI_UNIT_MSECS ? 1000 : 1;
+	uint64_t native_usecs = native == USBETH_UNIT_MSECS ? 1000 : 1;
 	const char *end;
 
-	if (native != CLI_UNIT_USECS && native != CLI_UNIT_MSECS)
+	if (native != USBETH_UNIT_USECS && native != USBETH_UNIT_MSECS)
 		return -EINVAL;
 	if (digits(s, &v, &end))
 		return -EINVAL;
@@ -401,22 +405,22 @@ int cli_parse_time(const char *s, enum cli_unit native, uint32_t *out)
 	return 0;
 }
 
-int cli_parse_value(const struct cli_knob *k, const char *s, uint32_t *out,
+int cli_parse_value(const struct usbeth_knob *k, const char *s, uint32_t *out,
 		    struct cli_err *e)
 {
 	const char *what;
 	int err;
 
 	switch (k->unit) {
-	case CLI_UNIT_BYTES:
+	case USBETH_UNIT_BYTES:
 		err = cli_parse_size(s, out);
 		what = "bytes: a number, or with k, m or g (64k = 65536)";
 		break;
-	case CLI_UNIT_USECS:
+	case USBETH_UNIT_USECS:
 		err = cli_parse_time(s, k->unit, out);
 		what = "a time: usecs, or with us, ms or s (400us, 1ms)";
 		break;
-	case CLI_UNIT_MSECS:
+	case USBETH_UNIT_MSECS:
 		err = cli_parse_time(s, k->unit, out);
 		what = "a time: msecs, or with ms, s or us (1000, 1s)";
 		break;
@@ -549,15 +553,15 @@ static int parse_set(int argc, char *const *argv, struct cli_cmd *c,
 	c->set.ifname = c->dev;
 	snprintf(ctx, sizeof(ctx), "link set dev %s", c->dev);
 	for (i++; i < argc; i += 2) {
-		const struct cli_knob *k = cli_knob_find(argv[i]);
+		const struct usbeth_knob *k = cli_knob_find(argv[i]);
 		struct cli_kv *kv;
 		char sug[96];
 		size_t j;
 
 		if (!k) {
 			seterr(e, "%s: unknown knob '%.64s'%s", ctx, argv[i],
-			       mean(sug, sizeof(sug), argv[i], knob_words));
-			if (!cli_suggest(argv[i], knob_words))
+			       mean(sug, sizeof(sug), argv[i], knob_words()));
+			if (!cli_suggest(argv[i], knob_words()))
 				snprintf(e->msg + strlen(e->msg),
 					 sizeof(e->msg) - strlen(e->msg),
 					 " (usbeth link help lists them)");

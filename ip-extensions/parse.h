@@ -60,26 +60,14 @@ bool cli_netns_name_ok(const char *name);
 
 /* -------------------------------------------------------------- knobs -- */
 
-enum cli_unit {
-	CLI_UNIT_COUNT,		/* a plain number */
-	CLI_UNIT_BYTES,		/* 65536, 64k, 1m, 1g */
-	CLI_UNIT_USECS,		/* 400, 400us, 1ms, 1s */
-	CLI_UNIT_MSECS,		/* 1000, 1000ms, 1s, 5000us */
-};
-
-struct cli_knob {
-	const char *name;	/* the keyword of `link set` */
-	int attr;		/* USBETH_A_* */
-	enum cli_unit unit;
-};
-
-/* Every knob of `link set`, in the order of usbeth(8). "queue" (the TX queue
- * the bql-* knobs apply to) is one of them.
+/* The knobs of `link set`: libusbeth's one table (usbeth_knobs[]: name,
+ * attribute, unit), then "queue" (the TX queue the bql-* knobs apply to),
+ * in the order of usbeth(8).
  */
-extern const struct cli_knob cli_knobs[];
 extern const size_t cli_n_knobs;
-
-const struct cli_knob *cli_knob_find(const char *name);
+const struct usbeth_knob *cli_knob(size_t i);	/* i < cli_n_knobs */
+/* By its exact keyword, or NULL. */
+const struct usbeth_knob *cli_knob_find(const char *name);
 
 /* ------------------------------------------------------------- values -- */
 
@@ -94,9 +82,9 @@ int cli_parse_count(const char *s, uint32_t *out);
 /* k/K = 1024, m/M = 1048576, g/G = 1073741824; no suffix = bytes. */
 int cli_parse_size(const char *s, uint32_t *out);
 /* us, ms, s; no suffix = the native unit (usecs or msecs). */
-int cli_parse_time(const char *s, enum cli_unit native, uint32_t *out);
+int cli_parse_time(const char *s, enum usbeth_unit native, uint32_t *out);
 /* The value of knob k, with a message naming the knob and the value. */
-int cli_parse_value(const struct cli_knob *k, const char *s, uint32_t *out,
+int cli_parse_value(const struct usbeth_knob *k, const char *s, uint32_t *out,
 		    struct cli_err *e);
 
 /* ----------------------------------------------------------- commands -- */
@@ -116,7 +104,7 @@ enum cli_topic {
 
 /* One "KNOB VALUE" of `link set`, as typed. */
 struct cli_kv {
-	const struct cli_knob *knob;
+	const struct usbeth_knob *knob;
 	const char *text;
 	uint32_t value;
 };

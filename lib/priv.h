@@ -43,7 +43,7 @@ int usbeth_attr_walk(const void *data, size_t len,
  * exchange; cb's first error is kept and the rest of the answer is still
  * consumed, so the socket stays in step.
  */
-typedef int (*usbeth_msg_cb)(const struct nlmsghdr *nlh, void *arg);
+/* usbeth_msg_cb: see usbeth.h */
 
 struct usbeth_txn {
 	/* in */

@@ -26,13 +26,21 @@
 #define RECV_MAX	(4 * 1024 * 1024)
 #define DUMP_TRIES	5
 
-struct usbeth {
+/* A netlink socket of any protocol, with its growing receive buffer: the
+ * transport of the family's handle, and of the daemon's rtnetlink and
+ * ethtool-netlink requests (usbeth_nl_talk()).
+ */
+struct usbeth_nl {
 	struct mnl_socket *nl;
 	int fd;
 	uint32_t seq;
-	struct usbeth_family fam;
 	unsigned char *buf;
 	size_t buflen;
+};
+
+struct usbeth {
+	struct usbeth_nl s;
+	struct usbeth_family fam;
 	union {
 		struct nlmsghdr nlh;
 		alignas(8) unsigned char b[USBETH_REQ_MAX];
@@ -54,13 +62,13 @@ static void reset_ack(struct usbeth *u)
 }
 
 /*
- * Receives one datagram into u->buf, growing it to fit. Datagrams not sent
+ * Receives one datagram into the buffer, growing it to fit. Datagrams not sent
  * by the kernel (another process writing to our port id) are dropped.
  * Returns its length or -errno (-EAGAIN with MSG_DONTWAIT and nothing
  * queued, -ENOBUFS after an overflow, -EMSGSIZE for an oversize datagram,
  * which is consumed).
  */
-static ssize_t nl_recv(struct usbeth *u, int flags)
+static ssize_t nl_recv(struct usbeth_nl *u, int flags)
 {
 	for (;;) {
 		struct sockaddr_nl sa;
@@ -147,43 +155,140 @@ int usbeth_txn_feed(struct usbeth_txn *t, const void *buf, size_t len)
 	return 0;
 }
 
-/* Sends the request built in u->req (len bytes) and runs the exchange. */
-static int transact(struct usbeth *u, int len, bool echo, usbeth_msg_cb cb,
-		    void *arg, bool *intr)
+/* Sends req (len bytes; its nlmsg_seq is set here) and runs the exchange:
+ * messages of type go to cb, until the closing ACK (into *ack).
+ */
+static int talk(struct usbeth_nl *s, struct nlmsghdr *nlh, size_t len,
+		uint16_t type, bool echo, usbeth_msg_cb cb, void *arg,
+		struct usbeth_ack *ack, bool *intr)
 {
-	struct nlmsghdr *nlh = &u->req.nlh;
 	struct usbeth_txn t = { 0 };
 
-	if (len < 0)
-		return len;
-	if (++u->seq == 0)
-		u->seq = 1;
-	nlh->nlmsg_seq = u->seq;
+	if (++s->seq == 0)
+		s->seq = 1;
+	nlh->nlmsg_seq = s->seq;
 	if (echo)
 		nlh->nlmsg_flags |= NLM_F_ECHO;
-	reset_ack(u);
-
 	t.req = nlh;
-	t.reqlen = (size_t)len;
-	t.seq = u->seq;
-	t.type = nlh->nlmsg_type;
+	t.reqlen = len;
+	t.seq = s->seq;
+	t.type = type;
 	t.echo = echo;
 	t.cb = cb;
 	t.arg = arg;
-	t.ack = &u->ack;
-	if (mnl_socket_sendto(u->nl, nlh, (size_t)len) < 0)
+	t.ack = ack;
+	if (mnl_socket_sendto(s->nl, nlh, len) < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = nl_recv(u, 0);
+		ssize_t n = nl_recv(s, 0);
 
 		if (n < 0)
 			return (int)n;
-		if (usbeth_txn_feed(&t, u->buf, (size_t)n))
+		if (usbeth_txn_feed(&t, s->buf, (size_t)n))
 			break;
 	}
 	if (intr)
 		*intr = t.intr;
 	return t.result;
+}
+
+/* Sends the request built in u->req (len bytes) and runs the exchange. */
+static int transact(struct usbeth *u, int len, bool echo, usbeth_msg_cb cb,
+		    void *arg, bool *intr)
+{
+	if (len < 0)
+		return len;
+	reset_ack(u);
+	return talk(&u->s, &u->req.nlh, (size_t)len, u->req.nlh.nlmsg_type,
+		    echo, cb, arg, &u->ack, intr);
+}
+
+/* Opens s on bus, with extended ACKs, capped ACKs, its buffer. */
+static int nl_setup(struct usbeth_nl *s, int bus)
+{
+	int one = 1;
+
+	s->fd = -1;
+	s->buf = malloc(RECV_INITIAL);
+	if (!s->buf)
+		return -ENOMEM;
+	s->buflen = RECV_INITIAL;
+	s->nl = mnl_socket_open2(bus, SOCK_CLOEXEC);
+	if (!s->nl)
+		return -errno;
+	s->fd = mnl_socket_get_fd(s->nl);
+	if (mnl_socket_setsockopt(s->nl, NETLINK_EXT_ACK, &one,
+				  sizeof(one)) < 0 ||
+	    mnl_socket_setsockopt(s->nl, NETLINK_CAP_ACK, &one,
+				  sizeof(one)) < 0 ||
+	    mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		return -errno;
+	s->seq = (uint32_t)time(NULL);
+	return 0;
+}
+
+static void nl_teardown(struct usbeth_nl *s)
+{
+	if (s->nl)
+		mnl_socket_close(s->nl);
+	s->nl = NULL;
+	free(s->buf);
+	s->buf = NULL;
+}
+
+/* A new object of size bytes whose first member is a struct usbeth_nl,
+ * opened on bus.
+ */
+static int nl_new(void **out, size_t size, int bus)
+{
+	struct usbeth_nl *s = calloc(1, size);
+	int ret;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	ret = nl_setup(s, bus);
+	if (ret) {
+		nl_teardown(s);
+		free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+static void nl_free(void *p)
+{
+	if (!p)
+		return;
+	nl_teardown(p);
+	free(p);
+}
+
+int usbeth_nl_open(struct usbeth_nl **out, int bus)
+{
+	return nl_new((void **)out, sizeof(**out), bus);
+}
+
+void usbeth_nl_close(struct usbeth_nl *s)
+{
+	nl_free(s);
+}
+
+int usbeth_nl_talk(struct usbeth_nl *s, struct nlmsghdr *req, uint16_t type,
+		   usbeth_msg_cb cb, void *arg, struct usbeth_ack *ack)
+{
+	struct usbeth_ack scratch;
+
+	if (!ack)
+		ack = &scratch;
+	memset(ack, 0, sizeof(*ack));
+	ack->attr = -1;
+	ack->miss_attr = -1;
+	ack->offset = -1;
+	if (req->nlmsg_len < sizeof(*req))
+		return -EINVAL;
+	return talk(s, req, req->nlmsg_len, type, false, cb, arg, ack, NULL);
 }
 
 /* ------------------------------------------------------------ handle --- */
@@ -210,7 +315,6 @@ int usbeth_open(struct usbeth **out)
 {
 	struct fam_result fr = { 0 };
 	struct usbeth *u;
-	int one = 1;
 	int ret;
 
 	*out = NULL;
@@ -218,29 +322,9 @@ int usbeth_open(struct usbeth **out)
 	if (!u)
 		return -ENOMEM;
 	reset_ack(u);
-	u->fd = -1;
-	u->buf = malloc(RECV_INITIAL);
-	if (!u->buf) {
-		ret = -ENOMEM;
+	ret = nl_setup(&u->s, NETLINK_GENERIC);
+	if (ret)
 		goto fail;
-	}
-	u->buflen = RECV_INITIAL;
-	u->nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
-	if (!u->nl) {
-		ret = -errno;
-		goto fail;
-	}
-	u->fd = mnl_socket_get_fd(u->nl);
-	if (mnl_socket_setsockopt(u->nl, NETLINK_EXT_ACK, &one,
-				  sizeof(one)) < 0 ||
-	    mnl_socket_setsockopt(u->nl, NETLINK_CAP_ACK, &one,
-				  sizeof(one)) < 0 ||
-	    mnl_socket_bind(u->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		ret = -errno;
-		goto fail;
-	}
-	u->seq = (uint32_t)time(NULL);
-
 	ret = transact(u, usbeth_build_family_req(u->req.b, sizeof(u->req.b)),
 		       false, family_cb, &fr, NULL);
 	if (!ret && !fr.got)
@@ -259,9 +343,7 @@ void usbeth_close(struct usbeth *u)
 {
 	if (!u)
 		return;
-	if (u->nl)
-		mnl_socket_close(u->nl);
-	free(u->buf);
+	nl_teardown(&u->s);
 	free(u);
 }
 
@@ -455,6 +537,150 @@ int usbeth_set(struct usbeth *u, const struct usbeth_set *req,
 	return ret;
 }
 
+/*
+ * Reads every datagram queued on s without blocking and gives each message
+ * to each(), then each(NULL) at the end of the datagram. 0 once drained,
+ * a receive error (-ENOBUFS: the socket overflowed), or each()'s first
+ * non-zero return, which stops the reading.
+ */
+static int drain(struct usbeth_nl *s,
+		 int (*each)(const struct nlmsghdr *nlh, void *arg), void *arg)
+{
+	for (;;) {
+		const struct nlmsghdr *nlh;
+		ssize_t n = nl_recv(s, MSG_DONTWAIT);
+		int rem, ret;
+
+		if (n == -EAGAIN || n == -EWOULDBLOCK)
+			return 0;
+		if (n < 0)
+			return (int)n;
+		rem = (int)n;
+		for (nlh = (const struct nlmsghdr *)s->buf;
+		     mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+			ret = each(nlh, arg);
+			if (ret)
+				return ret;
+		}
+		ret = each(NULL, arg);
+		if (ret)
+			return ret;
+	}
+}
+
+/* ----------------------------------------------------- async GETs ---- */
+
+#define ASYNC_MAX	32	/* GETs in flight; beyond, the oldest is
+				 * forgotten (its reply then ignored) */
+
+struct usbeth_async {
+	struct usbeth_nl s;		/* first: see nl_new() */
+	size_t npend;
+	uint32_t pend[ASYNC_MAX];	/* their sequence numbers */
+};
+
+int usbeth_async_open(struct usbeth_async **out)
+{
+	return nl_new((void **)out, sizeof(**out), NETLINK_GENERIC);
+}
+
+void usbeth_async_close(struct usbeth_async *a)
+{
+	nl_free(a);
+}
+
+int usbeth_async_fd(const struct usbeth_async *a)
+{
+	return a->s.fd;
+}
+
+int usbeth_async_get(struct usbeth_async *a, const struct usbeth *u,
+		     uint32_t ifindex)
+{
+	union {
+		struct nlmsghdr nlh;
+		alignas(8) unsigned char b[256];
+	} req;
+	int len = usbeth_build_get(req.b, sizeof(req.b), u->fam.id, ifindex,
+				   NULL);
+
+	if (len < 0)
+		return len;
+	if (!u->fam.id)
+		return -ENOENT;
+	if (a->npend == ASYNC_MAX) {
+		memmove(a->pend, a->pend + 1,
+			(ASYNC_MAX - 1) * sizeof(a->pend[0]));
+		a->npend--;
+	}
+	if (++a->s.seq == 0)
+		a->s.seq = 1;
+	req.nlh.nlmsg_seq = a->s.seq;
+	if (mnl_socket_sendto(a->s.nl, req.b, (size_t)len) < 0)
+		return -errno;
+	a->pend[a->npend++] = a->s.seq;
+	return 0;
+}
+
+/* Takes the pending GET of seq off the list; false if there was none. */
+static bool async_done(struct usbeth_async *a, uint32_t seq)
+{
+	size_t i;
+
+	for (i = 0; i < a->npend; i++)
+		if (a->pend[i] == seq) {
+			a->pend[i] = a->pend[--a->npend];
+			return true;
+		}
+	return false;
+}
+
+struct async_ctx {
+	struct usbeth_async *a;
+	const struct usbeth *u;
+	usbeth_async_cb cb;
+	void *arg;
+};
+
+static int async_msg(const struct nlmsghdr *nlh, void *arg)
+{
+	struct async_ctx *c = arg;
+	struct usbeth_dev d;
+	int ret;
+
+	if (!nlh)
+		return 0;
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		async_done(c->a, nlh->nlmsg_seq);	/* the device went */
+		return 0;
+	}
+	if (!c->u->fam.id || nlh->nlmsg_type != c->u->fam.id ||
+	    !async_done(c->a, nlh->nlmsg_seq))
+		return 0;
+	ret = usbeth_parse_dev(nlh, &d);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret != USBETH_CMD_GET) {
+		if (ret >= 0)
+			usbeth_dev_free(&d);
+		return 0;
+	}
+	ret = c->cb(c->arg, &d);
+	usbeth_dev_free(&d);
+	return ret;
+}
+
+int usbeth_async_read(struct usbeth_async *a, const struct usbeth *u,
+		      usbeth_async_cb cb, void *arg)
+{
+	struct async_ctx c = { a, u, cb, arg };
+	int ret = drain(&a->s, async_msg, &c);
+
+	if (ret == -ENOBUFS)
+		a->npend = 0;	/* replies lost: all forgotten */
+	return ret;
+}
+
 /* ------------------------------------------------------------ monitor -- */
 
 int usbeth_monitor_open(struct usbeth_mon **out)
@@ -473,7 +699,7 @@ int usbeth_monitor_open(struct usbeth_mon **out)
 		ret = -EPROTO;
 		goto fail;
 	}
-	if (mnl_socket_setsockopt(u->nl, NETLINK_ADD_MEMBERSHIP, &grp,
+	if (mnl_socket_setsockopt(u->s.nl, NETLINK_ADD_MEMBERSHIP, &grp,
 				  sizeof(grp)) < 0) {
 		ret = -errno;
 		goto fail;
@@ -483,7 +709,7 @@ int usbeth_monitor_open(struct usbeth_mon **out)
 	 * by the kernel (genl_ctrl's mcgrp_offset).
 	 */
 	grp = GENL_ID_CTRL;
-	if (mnl_socket_setsockopt(u->nl, NETLINK_ADD_MEMBERSHIP, &grp,
+	if (mnl_socket_setsockopt(u->s.nl, NETLINK_ADD_MEMBERSHIP, &grp,
 				  sizeof(grp)) < 0) {
 		ret = -errno;
 		goto fail;
@@ -511,7 +737,7 @@ void usbeth_monitor_close(struct usbeth_mon *m)
 
 int usbeth_monitor_fd(const struct usbeth_mon *m)
 {
-	return m->u->fd;
+	return m->u->s.fd;
 }
 
 /*
@@ -535,7 +761,7 @@ static int family_event(struct usbeth *u, const struct nlmsghdr *nlh)
 			return 0;
 		if (u->fam.mcgrp) {
 			grp = u->fam.mcgrp;
-			mnl_socket_setsockopt(u->nl, NETLINK_DROP_MEMBERSHIP,
+			mnl_socket_setsockopt(u->s.nl, NETLINK_DROP_MEMBERSHIP,
 					      &grp, sizeof(grp));
 		}
 		memset(&u->fam, 0, sizeof(u->fam));
@@ -547,67 +773,61 @@ static int family_event(struct usbeth *u, const struct nlmsghdr *nlh)
 		return 0;	/* the one we joined at open */
 	if (u->fam.mcgrp) {
 		grp = u->fam.mcgrp;
-		mnl_socket_setsockopt(u->nl, NETLINK_DROP_MEMBERSHIP, &grp,
+		mnl_socket_setsockopt(u->s.nl, NETLINK_DROP_MEMBERSHIP, &grp,
 				      sizeof(grp));
 	}
 	grp = f.mcgrp;
-	if (mnl_socket_setsockopt(u->nl, NETLINK_ADD_MEMBERSHIP, &grp,
+	if (mnl_socket_setsockopt(u->s.nl, NETLINK_ADD_MEMBERSHIP, &grp,
 				  sizeof(grp)) < 0)
 		return -errno;
 	u->fam = f;
 	return -ERESTART;
 }
 
+struct mon_ctx {
+	struct usbeth *u;
+	usbeth_monitor_cb cb;
+	void *arg;
+	bool bad;		/* this datagram broke the contract */
+};
+
+static int mon_msg(const struct nlmsghdr *nlh, void *arg)
+{
+	struct mon_ctx *c = arg;
+	struct usbeth_dev d;
+	int cmd, ret;
+
+	if (!nlh) {		/* the datagram's end */
+		ret = c->bad ? -EBADMSG : 0;
+		c->bad = false;
+		return ret;
+	}
+	if (nlh->nlmsg_type == GENL_ID_CTRL)
+		return family_event(c->u, nlh);
+	if (!c->u->fam.id || nlh->nlmsg_type != c->u->fam.id)
+		return 0;
+	cmd = usbeth_parse_dev(nlh, &d);
+	if (cmd == -ENOMEM)
+		return cmd;
+	if (cmd == -EPROTO)
+		return 0;	/* a command we do not know */
+	if (cmd < 0) {
+		c->bad = true;
+		return 0;
+	}
+	if (cmd != USBETH_CMD_NEW_NTF && cmd != USBETH_CMD_DEL_NTF &&
+	    cmd != USBETH_CMD_CHANGE_NTF) {
+		usbeth_dev_free(&d);
+		return 0;
+	}
+	ret = c->cb ? c->cb(c->arg, cmd, &d) : 0;
+	usbeth_dev_free(&d);
+	return ret;
+}
+
 int usbeth_monitor_read(struct usbeth_mon *m, usbeth_monitor_cb cb, void *arg)
 {
-	struct usbeth *u = m->u;
+	struct mon_ctx c = { m->u, cb, arg, false };
 
-	for (;;) {
-		const struct nlmsghdr *nlh;
-		bool bad = false;
-		ssize_t n;
-		int rem;
-
-		n = nl_recv(u, MSG_DONTWAIT);
-		if (n == -EAGAIN || n == -EWOULDBLOCK)
-			return 0;
-		if (n < 0)
-			return (int)n;
-		rem = (int)n;
-		for (nlh = (const struct nlmsghdr *)u->buf;
-		     mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
-			struct usbeth_dev d;
-			int cmd, ret;
-
-			if (nlh->nlmsg_type == GENL_ID_CTRL) {
-				ret = family_event(u, nlh);
-				if (ret)
-					return ret;
-				continue;
-			}
-			if (!u->fam.id || nlh->nlmsg_type != u->fam.id)
-				continue;
-			cmd = usbeth_parse_dev(nlh, &d);
-			if (cmd == -ENOMEM)
-				return cmd;
-			if (cmd == -EPROTO)
-				continue;	/* a command we do not know */
-			if (cmd < 0) {
-				bad = true;
-				continue;
-			}
-			if (cmd != USBETH_CMD_NEW_NTF &&
-			    cmd != USBETH_CMD_DEL_NTF &&
-			    cmd != USBETH_CMD_CHANGE_NTF) {
-				usbeth_dev_free(&d);
-				continue;
-			}
-			ret = cb ? cb(arg, cmd, &d) : 0;
-			usbeth_dev_free(&d);
-			if (ret)
-				return ret;
-		}
-		if (bad)
-			return -EBADMSG;
-	}
+	return drain(&m->u->s, mon_msg, &c);
 }

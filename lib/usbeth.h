@@ -215,6 +215,34 @@ int usbeth_set_value(struct usbeth_set *req, int attr, uint32_t val);
 int usbeth_set(struct usbeth *u, const struct usbeth_set *req,
 	       struct usbeth_dev *echo);
 
+/* ------------------------------------------------------- async GETs -- */
+
+/*
+ * GETs whose replies are read later, from a poll loop: for a caller that
+ * must not wait (a GET waits for the rtnl lock, which a USB netdev being
+ * registered holds for milliseconds, while the NEW notification that
+ * follows must not queue behind it). Its own non-blocking socket; at most
+ * 32 in flight (beyond, the oldest is forgotten); replies grow the buffer
+ * as a handle's do.
+ */
+struct usbeth_async;
+
+int usbeth_async_open(struct usbeth_async **a);
+void usbeth_async_close(struct usbeth_async *a);
+int usbeth_async_fd(const struct usbeth_async *a);
+/* Sends a GET of ifindex in the family of u (u's family id). */
+int usbeth_async_get(struct usbeth_async *a, const struct usbeth *u,
+		     uint32_t ifindex);
+/* Called per device answered; a non-zero return stops the reading. */
+typedef int (*usbeth_async_cb)(void *arg, const struct usbeth_dev *dev);
+/* Reads the replies queued, without blocking: 0 once drained, -ENOBUFS if
+ * replies were lost (every pending GET is forgotten: resync), the
+ * callback's non-zero value, or another -errno. A GET of a device gone
+ * meanwhile ends silently.
+ */
+int usbeth_async_read(struct usbeth_async *a, const struct usbeth *u,
+		      usbeth_async_cb cb, void *arg);
+
 /* ------------------------------------------------------------ monitor -- */
 
 struct usbeth_mon;
@@ -273,6 +301,117 @@ int usbeth_bql_accounting_parse(const char *name);
 int usbeth_cap_parse(const char *name);	/* the USBETH_CAP_* bit */
 int usbeth_attr_parse(const char *name);
 bool usbeth_attr_settable(int attr);
+
+/* ------------------------------------------------------------- knobs --- */
+
+/*
+ * The one table of the family's knobs, which the library, the CLI and the
+ * daemon all read:
+ *	X(ID, NAME, ATTR, STRUCT, FIELD, CAP, UNIT, MIN, MAX, DEV_MAX)
+ *   ID       USBETH_KNOB_<ID> below
+ *   NAME     the attribute's name, the CLI's keyword, the profile's key
+ *   ATTR     the USBETH_A_* it is set and reported as
+ *   STRUCT, FIELD  where it is held: struct usbeth_dev, or, for a BQL
+ *            knob, each struct usbeth_bql_queue (one value per TX queue)
+ *   CAP      the USBETH_CAP_* a device needs for it
+ *   UNIT     USBETH_UNIT_*: how the CLI reads a value, how it is printed
+ *   MIN, MAX what the kernel accepts (tx-timer-usecs: 0 too, which is off)
+ *   DEV_MAX  the attribute of the device's own maximum, or 0
+ */
+#define USBETH_KNOBS(X) \
+	X(QMULT, "qmult", USBETH_A_QMULT, usbeth_dev, qmult, \
+	  USBETH_CAP_QMULT, COUNT, USBETH_QMULT_MIN, USBETH_QMULT_MAX, 0) \
+	X(NTB_RX_MAX, "ntb-rx-max", USBETH_A_NTB_RX_MAX, usbeth_dev, ntb_rx_max, \
+	  USBETH_CAP_NTB, BYTES, USBETH_NTB_MIN, USBETH_NTB_MAX, USBETH_A_NTB_DEV_RX_MAX) \
+	X(NTB_TX_MAX, "ntb-tx-max", USBETH_A_NTB_TX_MAX, usbeth_dev, ntb_tx_max, \
+	  USBETH_CAP_NTB, BYTES, USBETH_NTB_MIN, USBETH_NTB_MAX, USBETH_A_NTB_DEV_TX_MAX) \
+	X(TX_TIMER_USECS, "tx-timer-usecs", USBETH_A_TX_TIMER_USECS, usbeth_dev, tx_timer_usecs, \
+	  USBETH_CAP_TX_TIMER, USECS, 0, USBETH_TX_TIMER_MAX_USECS, 0) \
+	X(TX_USECS, "tx-usecs", USBETH_A_COAL_TX_USECS, usbeth_dev, coal_tx_usecs, \
+	  USBETH_CAP_COAL_TX_USECS, USECS, 0, UINT32_MAX, 0) \
+	X(TX_FRAMES, "tx-frames", USBETH_A_COAL_TX_FRAMES, usbeth_dev, coal_tx_frames, \
+	  USBETH_CAP_COAL_TX_FRAMES, COUNT, 0, UINT32_MAX, 0) \
+	X(RX_USECS, "rx-usecs", USBETH_A_COAL_RX_USECS, usbeth_dev, coal_rx_usecs, \
+	  USBETH_CAP_COAL_RX_USECS, USECS, 0, UINT32_MAX, 0) \
+	X(RX_FRAMES, "rx-frames", USBETH_A_COAL_RX_FRAMES, usbeth_dev, coal_rx_frames, \
+	  USBETH_CAP_COAL_RX_FRAMES, COUNT, 0, UINT32_MAX, 0) \
+	X(BQL_LIMIT_MIN, "bql-limit-min", USBETH_A_BQL_LIMIT_MIN, usbeth_bql_queue, limit_min, \
+	  USBETH_CAP_BQL, BYTES, 0, USBETH_BQL_LIMIT_MAX, 0) \
+	X(BQL_LIMIT_MAX, "bql-limit-max", USBETH_A_BQL_LIMIT_MAX, usbeth_bql_queue, limit_max, \
+	  USBETH_CAP_BQL, BYTES, 0, USBETH_BQL_LIMIT_MAX, 0) \
+	X(BQL_HOLD_TIME, "bql-hold-time", USBETH_A_BQL_HOLD_TIME, usbeth_bql_queue, hold_time_ms, \
+	  USBETH_CAP_BQL, MSECS, 0, USBETH_BQL_HOLD_TIME_MAX, 0)
+
+enum usbeth_unit {
+	USBETH_UNIT_COUNT,	/* a plain number */
+	USBETH_UNIT_BYTES,	/* 65536, 64k, 1m, 1g */
+	USBETH_UNIT_USECS,	/* 400, 400us, 1ms, 1s */
+	USBETH_UNIT_MSECS,	/* 1000, 1000ms, 1s, 5000us */
+};
+
+#define USBETH_KNOB_ID(ID, ...) USBETH_KNOB_##ID,
+enum usbeth_knob_id {
+	USBETH_KNOBS(USBETH_KNOB_ID)
+	USBETH_KNOB_COUNT
+};
+#undef USBETH_KNOB_ID
+
+struct usbeth_knob {
+	const char *name;
+	int attr;
+	uint32_t cap;
+	enum usbeth_unit unit;
+	uint32_t min, max;
+	int dev_max_attr;	/* 0: none */
+	bool per_queue;		/* a BQL knob */
+};
+
+/* usbeth_knobs[USBETH_KNOB_x], in the order of usbeth(8). */
+extern const struct usbeth_knob usbeth_knobs[USBETH_KNOB_COUNT];
+/* The knob of that name (also with '_' for '-'), or NULL. */
+const struct usbeth_knob *usbeth_knob_find(const char *name);
+/* Knob id's value in dev: true and *v, or false when dev does not report
+ * it. Of a BQL knob, queue 0's, with *mixed (when not NULL) set when the
+ * queues differ.
+ */
+bool usbeth_knob_value(const struct usbeth_dev *dev, int id, uint32_t *v,
+		       bool *mixed);
+
+/* The netdev's role is one the family announces (host or gadget side of
+ * a USB link), not USBETH_ROLE_OTHER.
+ */
+static inline bool usbeth_role_is_usb(uint32_t role)
+{
+	return role == USBETH_ROLE_USB_HOST || role == USBETH_ROLE_USB_GADGET;
+}
+
+/* -------------------------------------------------- other families ---- */
+
+/*
+ * The transport of the handle, for requests to other netlink families (the
+ * daemon's rtnetlink and ethtool-netlink ones): one socket of protocol bus
+ * (NETLINK_ROUTE, NETLINK_GENERIC), extended and capped ACKs, a receive
+ * buffer that grows to the datagram, datagrams not from the kernel dropped.
+ */
+struct usbeth_nl;
+struct usbeth_ack;		/* below */
+
+int usbeth_nl_open(struct usbeth_nl **s, int bus);
+void usbeth_nl_close(struct usbeth_nl *s);
+
+/* Called for each message of an answer; a negative return is the
+ * exchange's error (the rest of the answer is still read).
+ */
+typedef int (*usbeth_msg_cb)(const struct nlmsghdr *nlh, void *arg);
+
+/* One request: req (req->nlmsg_len bytes; its sequence number is set here)
+ * is sent; each answer message of nlmsg_type type goes to cb, until the
+ * ACK or NLMSG_DONE, parsed into *ack (when not NULL: its msg is the
+ * kernel's extack text). 0, the kernel's -errno, cb's first error, or a
+ * socket error.
+ */
+int usbeth_nl_talk(struct usbeth_nl *s, struct nlmsghdr *req, uint16_t type,
+		   usbeth_msg_cb cb, void *arg, struct usbeth_ack *ack);
 
 /* ------------------------------------------------------------- text ---- */
 

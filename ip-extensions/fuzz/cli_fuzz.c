@@ -230,15 +230,15 @@ static void fuzz_value(const uint8_t *data, size_t size)
 		return;
 	memcpy(in, data + 1, size - 1);
 	in[size - 1] = '\0';
-	if (unit == CLI_UNIT_COUNT)
+	if (unit == USBETH_UNIT_COUNT)
 		err = cli_parse_count(in, &v);
-	else if (unit == CLI_UNIT_BYTES)
+	else if (unit == USBETH_UNIT_BYTES)
 		err = cli_parse_size(in, &v);
 	else
-		err = cli_parse_time(in, (enum cli_unit)unit, &v);
+		err = cli_parse_time(in, (enum usbeth_unit)unit, &v);
 	check(err == 0 || err == -EINVAL || err == -ERANGE || err == -EDOM,
 	      "unexpected value error");
-	if (!err && unit == CLI_UNIT_COUNT)	/* a count is its digits */
+	if (!err && unit == USBETH_UNIT_COUNT)	/* a count is its digits */
 		check(strtoull(in, NULL, 10) == v, "count value");
 	free(in);
 }

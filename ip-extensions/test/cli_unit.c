@@ -202,7 +202,7 @@ static void t_option_errors(void)
 /* ------------------------------------------------------------- values -- */
 
 struct vcase {
-	enum cli_unit unit;
+	enum usbeth_unit unit;
 	const char *in;
 	int err;
 	uint32_t want;
@@ -210,84 +210,84 @@ struct vcase {
 
 static const struct vcase vcases[] = {
 	/* sizes */
-	{ CLI_UNIT_BYTES, "65536", 0, 65536 },
-	{ CLI_UNIT_BYTES, "64k", 0, 65536 },
-	{ CLI_UNIT_BYTES, "64K", 0, 65536 },
-	{ CLI_UNIT_BYTES, "1m", 0, 1048576 },
-	{ CLI_UNIT_BYTES, "1M", 0, 1048576 },
-	{ CLI_UNIT_BYTES, "1g", 0, 1073741824 },
-	{ CLI_UNIT_BYTES, "3G", 0, 3221225472U },
-	{ CLI_UNIT_BYTES, "0", 0, 0 },
-	{ CLI_UNIT_BYTES, "0k", 0, 0 },
-	{ CLI_UNIT_BYTES, "007", 0, 7 },
-	{ CLI_UNIT_BYTES, "4294967295", 0, 4294967295U },
-	{ CLI_UNIT_BYTES, "4194303k", 0, 4294966272U },
-	{ CLI_UNIT_BYTES, "4194304k", -ERANGE, 0 },
-	{ CLI_UNIT_BYTES, "4g", -ERANGE, 0 },
-	{ CLI_UNIT_BYTES, "4294967296", -ERANGE, 0 },
-	{ CLI_UNIT_BYTES, "99999999999999999999999999", -ERANGE, 0 },
-	{ CLI_UNIT_BYTES, "99999999999999999999999999k", -ERANGE, 0 },
-	{ CLI_UNIT_BYTES, "", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "k", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "-1", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "+1", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, " 1", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "1 ", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "0x10", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "1.5k", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "64kb", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "64KiB", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "64kk", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "64q", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "64ms", -EINVAL, 0 },
-	{ CLI_UNIT_BYTES, "1e3", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "65536", 0, 65536 },
+	{ USBETH_UNIT_BYTES, "64k", 0, 65536 },
+	{ USBETH_UNIT_BYTES, "64K", 0, 65536 },
+	{ USBETH_UNIT_BYTES, "1m", 0, 1048576 },
+	{ USBETH_UNIT_BYTES, "1M", 0, 1048576 },
+	{ USBETH_UNIT_BYTES, "1g", 0, 1073741824 },
+	{ USBETH_UNIT_BYTES, "3G", 0, 3221225472U },
+	{ USBETH_UNIT_BYTES, "0", 0, 0 },
+	{ USBETH_UNIT_BYTES, "0k", 0, 0 },
+	{ USBETH_UNIT_BYTES, "007", 0, 7 },
+	{ USBETH_UNIT_BYTES, "4294967295", 0, 4294967295U },
+	{ USBETH_UNIT_BYTES, "4194303k", 0, 4294966272U },
+	{ USBETH_UNIT_BYTES, "4194304k", -ERANGE, 0 },
+	{ USBETH_UNIT_BYTES, "4g", -ERANGE, 0 },
+	{ USBETH_UNIT_BYTES, "4294967296", -ERANGE, 0 },
+	{ USBETH_UNIT_BYTES, "99999999999999999999999999", -ERANGE, 0 },
+	{ USBETH_UNIT_BYTES, "99999999999999999999999999k", -ERANGE, 0 },
+	{ USBETH_UNIT_BYTES, "", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "k", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "-1", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "+1", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, " 1", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "1 ", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "0x10", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "1.5k", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "64kb", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "64KiB", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "64kk", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "64q", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "64ms", -EINVAL, 0 },
+	{ USBETH_UNIT_BYTES, "1e3", -EINVAL, 0 },
 	/* times, native usecs */
-	{ CLI_UNIT_USECS, "400", 0, 400 },
-	{ CLI_UNIT_USECS, "400us", 0, 400 },
-	{ CLI_UNIT_USECS, "1ms", 0, 1000 },
-	{ CLI_UNIT_USECS, "1s", 0, 1000000 },
-	{ CLI_UNIT_USECS, "0", 0, 0 },
-	{ CLI_UNIT_USECS, "0ms", 0, 0 },
-	{ CLI_UNIT_USECS, "4294s", 0, 4294000000U },
-	{ CLI_UNIT_USECS, "4295s", -ERANGE, 0 },
-	{ CLI_UNIT_USECS, "4294967295", 0, 4294967295U },
-	{ CLI_UNIT_USECS, "4294967296us", -ERANGE, 0 },
-	{ CLI_UNIT_USECS, "4294968ms", -ERANGE, 0 },
-	{ CLI_UNIT_USECS, "1m", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "1Ms", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "1MS", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "1usec", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "1ns", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "1h", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "ms", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "-5us", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "1.5ms", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "1 ms", -EINVAL, 0 },
-	{ CLI_UNIT_USECS, "1k", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "400", 0, 400 },
+	{ USBETH_UNIT_USECS, "400us", 0, 400 },
+	{ USBETH_UNIT_USECS, "1ms", 0, 1000 },
+	{ USBETH_UNIT_USECS, "1s", 0, 1000000 },
+	{ USBETH_UNIT_USECS, "0", 0, 0 },
+	{ USBETH_UNIT_USECS, "0ms", 0, 0 },
+	{ USBETH_UNIT_USECS, "4294s", 0, 4294000000U },
+	{ USBETH_UNIT_USECS, "4295s", -ERANGE, 0 },
+	{ USBETH_UNIT_USECS, "4294967295", 0, 4294967295U },
+	{ USBETH_UNIT_USECS, "4294967296us", -ERANGE, 0 },
+	{ USBETH_UNIT_USECS, "4294968ms", -ERANGE, 0 },
+	{ USBETH_UNIT_USECS, "1m", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "1Ms", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "1MS", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "1usec", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "1ns", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "1h", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "ms", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "-5us", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "1.5ms", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "1 ms", -EINVAL, 0 },
+	{ USBETH_UNIT_USECS, "1k", -EINVAL, 0 },
 	/* times, native msecs */
-	{ CLI_UNIT_MSECS, "1000", 0, 1000 },
-	{ CLI_UNIT_MSECS, "1000ms", 0, 1000 },
-	{ CLI_UNIT_MSECS, "1s", 0, 1000 },
-	{ CLI_UNIT_MSECS, "5000us", 0, 5 },
-	{ CLI_UNIT_MSECS, "0us", 0, 0 },
-	{ CLI_UNIT_MSECS, "4294967s", 0, 4294967000U },
-	{ CLI_UNIT_MSECS, "4294968s", -ERANGE, 0 },
-	{ CLI_UNIT_MSECS, "4294967295", 0, 4294967295U },
-	{ CLI_UNIT_MSECS, "4294967296ms", -ERANGE, 0 },
-	{ CLI_UNIT_MSECS, "1500us", -EDOM, 0 },
-	{ CLI_UNIT_MSECS, "1us", -EDOM, 0 },
-	{ CLI_UNIT_MSECS, "1x", -EINVAL, 0 },
+	{ USBETH_UNIT_MSECS, "1000", 0, 1000 },
+	{ USBETH_UNIT_MSECS, "1000ms", 0, 1000 },
+	{ USBETH_UNIT_MSECS, "1s", 0, 1000 },
+	{ USBETH_UNIT_MSECS, "5000us", 0, 5 },
+	{ USBETH_UNIT_MSECS, "0us", 0, 0 },
+	{ USBETH_UNIT_MSECS, "4294967s", 0, 4294967000U },
+	{ USBETH_UNIT_MSECS, "4294968s", -ERANGE, 0 },
+	{ USBETH_UNIT_MSECS, "4294967295", 0, 4294967295U },
+	{ USBETH_UNIT_MSECS, "4294967296ms", -ERANGE, 0 },
+	{ USBETH_UNIT_MSECS, "1500us", -EDOM, 0 },
+	{ USBETH_UNIT_MSECS, "1us", -EDOM, 0 },
+	{ USBETH_UNIT_MSECS, "1x", -EINVAL, 0 },
 	/* counts */
-	{ CLI_UNIT_COUNT, "3", 0, 3 },
-	{ CLI_UNIT_COUNT, "0", 0, 0 },
-	{ CLI_UNIT_COUNT, "010", 0, 10 },
-	{ CLI_UNIT_COUNT, "4294967295", 0, 4294967295U },
-	{ CLI_UNIT_COUNT, "4294967296", -ERANGE, 0 },
-	{ CLI_UNIT_COUNT, "3k", -EINVAL, 0 },
-	{ CLI_UNIT_COUNT, "3ms", -EINVAL, 0 },
-	{ CLI_UNIT_COUNT, "", -EINVAL, 0 },
-	{ CLI_UNIT_COUNT, "-3", -EINVAL, 0 },
-	{ CLI_UNIT_COUNT, "three", -EINVAL, 0 },
+	{ USBETH_UNIT_COUNT, "3", 0, 3 },
+	{ USBETH_UNIT_COUNT, "0", 0, 0 },
+	{ USBETH_UNIT_COUNT, "010", 0, 10 },
+	{ USBETH_UNIT_COUNT, "4294967295", 0, 4294967295U },
+	{ USBETH_UNIT_COUNT, "4294967296", -ERANGE, 0 },
+	{ USBETH_UNIT_COUNT, "3k", -EINVAL, 0 },
+	{ USBETH_UNIT_COUNT, "3ms", -EINVAL, 0 },
+	{ USBETH_UNIT_COUNT, "", -EINVAL, 0 },
+	{ USBETH_UNIT_COUNT, "-3", -EINVAL, 0 },
+	{ USBETH_UNIT_COUNT, "three", -EINVAL, 0 },
 };
 
 static void t_values(void)
@@ -299,9 +299,9 @@ static void t_values(void)
 		uint32_t got = 0xdeadbeef;
 		int err;
 
-		if (v->unit == CLI_UNIT_BYTES)
+		if (v->unit == USBETH_UNIT_BYTES)
 			err = cli_parse_size(v->in, &got);
-		else if (v->unit == CLI_UNIT_COUNT)
+		else if (v->unit == USBETH_UNIT_COUNT)
 			err = cli_parse_count(v->in, &got);
 		else
 			err = cli_parse_time(v->in, v->unit, &got);
@@ -316,12 +316,12 @@ static void t_values(void)
 			cur_ok = false;
 		}
 	}
-	CHECK_EQ(cli_parse_time("1", CLI_UNIT_BYTES, &(uint32_t){ 0 }), -EINVAL);
+	CHECK_EQ(cli_parse_time("1", USBETH_UNIT_BYTES, &(uint32_t){ 0 }), -EINVAL);
 }
 
 static void t_value_messages(void)
 {
-	const struct cli_knob *k;
+	const struct usbeth_knob *k;
 	struct cli_err e;
 	uint32_t v;
 
@@ -353,7 +353,7 @@ static void t_every_knob(void)
 
 	/* the CLI's knobs are the family's settable attributes, same names */
 	for (i = 0; i < cli_n_knobs; i++) {
-		const struct cli_knob *k = &cli_knobs[i];
+		const struct usbeth_knob *k = cli_knob(i);
 
 		CHECK(usbeth_attr_settable(k->attr));
 		if (k->attr != USBETH_A_BQL_QUEUE_INDEX)
@@ -367,7 +367,7 @@ static void t_every_knob(void)
 		if (!usbeth_attr_settable((int)i))
 			continue;
 		for (j = 0; j < cli_n_knobs; j++)
-			found |= cli_knobs[j].attr == (int)i;
+			found |= cli_knob(j)->attr == (int)i;
 		if (!found)
 			printf("# settable attribute %zu has no knob\n", i);
 		CHECK(found);
@@ -375,14 +375,14 @@ static void t_every_knob(void)
 
 	/* each knob alone, with a value of its unit */
 	for (i = 0; i < cli_n_knobs; i++) {
-		const struct cli_knob *k = &cli_knobs[i];
+		const struct usbeth_knob *k = cli_knob(i);
 		struct cli_cmd c;
-		const char *val = k->unit == CLI_UNIT_BYTES ? "8k" :
-				  k->unit == CLI_UNIT_USECS ? "2ms" :
-				  k->unit == CLI_UNIT_MSECS ? "3s" : "7";
-		uint32_t want = k->unit == CLI_UNIT_BYTES ? 8192 :
-				k->unit == CLI_UNIT_USECS ? 2000 :
-				k->unit == CLI_UNIT_MSECS ? 3000 : 7;
+		const char *val = k->unit == USBETH_UNIT_BYTES ? "8k" :
+				  k->unit == USBETH_UNIT_USECS ? "2ms" :
+				  k->unit == USBETH_UNIT_MSECS ? "3s" : "7";
+		uint32_t want = k->unit == USBETH_UNIT_BYTES ? 8192 :
+				k->unit == USBETH_UNIT_USECS ? 2000 :
+				k->unit == USBETH_UNIT_MSECS ? 3000 : 7;
 
 		if (k->attr == USBETH_A_BQL_QUEUE_INDEX)
 			EXPECT_OK(&c, "link", "set", "dev", "eth0", k->name,
