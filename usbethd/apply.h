@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * usbethd's engine: brings a device to what its profile wants, recording
+ * usbethd's engine (records.c: the records; apply.c: the flow of one
+ * device): brings a device to what its profile wants, recording
  * the original value of every knob before its first change, and puts the
  * originals back when the profile no longer wants them (reload) or on stop.
  * usbeth knobs go through libusbeth; MTU and txqueuelen through rtnetlink;
@@ -11,18 +12,9 @@
 #define USBETHD_APPLY_H
 
 #include <stdio.h>
+#include "log.h"
+#include "netlink.h"
 #include "profile.h"
-
-/* syslog priorities, for the log prefix journald understands */
-#define LOG_P_ERR	3
-#define LOG_P_WARNING	4
-#define LOG_P_NOTICE	5
-#define LOG_P_INFO	6
-#define LOG_P_DEBUG	7
-
-__attribute__((format(printf, 2, 3)))
-void ulog(int prio, const char *fmt, ...);
-extern int ulog_level;		/* messages above it are dropped */
 
 struct bql_orig {
 	uint32_t index, limit_min, limit_max, hold_time;
@@ -57,19 +49,12 @@ struct engine {
 	bool stopping;			/* restoring on stop */
 	const char *state_dir;		/* records on disk (state.h), or NULL */
 	FILE *out;			/* where dry_run prints */
-	struct mnl_socket *rtnl;	/* opened on first use */
-	struct mnl_socket *genl;	/* ethtool netlink, on first use */
-	int ethnl_id;			/* its family id; 0 unknown, <0 none */
-	unsigned int seq;		/* of the last rtnl/genl request */
-	char nlerr[256];		/* its extack message, or "" */
+	struct nlc nl;			/* rtnetlink, ethtool netlink */
 	unsigned long errors;		/* failures logged at LOG_P_ERR */
 	unsigned long changes;		/* knobs changed */
 	uint64_t set_us;		/* time spent in usbeth sets */
 	uint64_t set_first;		/* when one began (0: not yet), us */
 };
-
-/* CLOCK_MONOTONIC, microseconds. */
-uint64_t now_us(void);
 
 void engine_init(struct engine *e, struct usbeth *u, const struct profset *s);
 void engine_fini(struct engine *e);
@@ -93,5 +78,14 @@ void engine_prune(struct engine *e, const struct usbeth_dev *devs, size_t n);
 /* Puts every recorded original back (on stop); drops the records. */
 void engine_restore_all(struct engine *e);
 size_t engine_nrecs(const struct engine *e);
+
+/* Between records.c and apply.c. */
+/* The record of d: found (its name updated), or a new one (*fresh: to be
+ * listed once applied; with keep_records only), or tmp. NULL: no memory.
+ */
+struct rec *rec_for(struct engine *e, const struct usbeth_dev *d,
+		    struct rec *tmp, bool *fresh);
+/* The record on disk follows r (written, or removed without originals). */
+void rec_persist(struct engine *e, struct rec *r);
 
 #endif /* USBETHD_APPLY_H */

@@ -21,26 +21,20 @@
 #define PROFILE_EXTENDS_DEPTH	16
 #define PROFILE_PRIO_LIMIT	1000000
 
-/* Every setting a profile can carry. */
+/* Every setting a profile can carry: first the usbeth family's knobs, as
+ * libusbeth's table has them (K_x == USBETH_KNOB_x), then the daemon's own.
+ */
+#define K_ID(ID, ...) K_##ID = USBETH_KNOB_##ID,
 enum knob {
-	K_QMULT,
-	K_NTB_RX_MAX,
-	K_NTB_TX_MAX,
-	K_TX_TIMER_USECS,
-	K_TX_USECS,
-	K_TX_FRAMES,
-	K_RX_USECS,
-	K_RX_FRAMES,
-	K_BQL_LIMIT_MIN,
-	K_BQL_LIMIT_MAX,
-	K_BQL_HOLD_TIME,
-	K_MTU,
+	USBETH_KNOBS(K_ID)
+	K_MTU = USBETH_KNOB_COUNT,
 	K_TXQUEUELEN,
 	K_SG,
 	K_GSO,
 	K_TSO,
 	K_COUNT
 };
+#undef K_ID
 
 enum knob_kind {
 	KIND_USBETH,	/* through the usbeth family */
@@ -119,6 +113,11 @@ int profile_parse(const char *file, const char *name, const char *text,
 		  size_t len, struct profile **out, struct perr *err);
 void profile_free(struct profile *p);
 
+/* A profile name: letters, digits and ._-+@, not starting with '.', at
+ * most PROFILE_NAME_MAX bytes.
+ */
+bool profile_name_ok(const char *name);
+
 /* Specificity of a profile's match: how many of its criteria constrain. */
 int profile_specificity(const struct profile *p);
 
@@ -185,6 +184,19 @@ void profset_why(const struct profile *a, const struct profile *b,
  */
 bool profile_want(const struct profile *p, int k,
 		  const struct usbeth_dev *dev, uint32_t *val);
+
+/* What a profile wants of one device, resolved: the values ("device-max"
+ * read off the device), and why the others it sets cannot be had.
+ */
+struct wanted {
+	uint32_t has;		/* bit per knob with a value in v[] */
+	uint32_t v[K_COUNT];
+	uint32_t no_max;	/* "device-max", and the device reports none */
+	uint32_t unsupported;	/* set, but the device lacks the capability */
+};
+/* Fills *w for profile p (NULL: nothing wanted) and dev. */
+void profile_resolve(const struct profile *p, const struct usbeth_dev *dev,
+		     struct wanted *w);
 
 /* Whether dev supports knob k at all (caps; rtnl/ethtool knobs: always). */
 bool knob_supported(int k, const struct usbeth_dev *dev);

@@ -118,11 +118,6 @@ static int open_usbeth(struct usbeth **u)
 	return err;
 }
 
-static bool is_usb(uint32_t role)
-{
-	return role == USBETH_ROLE_USB_HOST || role == USBETH_ROLE_USB_GADGET;
-}
-
 /* ---------------------------------------------------------- one-shots -- */
 
 static int cmd_check(void)
@@ -199,7 +194,7 @@ static int cmd_explain(const char *dev)
 		return err;
 	print_dev(&d);
 	win = profset_select(&s, &d);
-	if (!is_usb(d.role) && !win)
+	if (!usbeth_role_is_usb(d.role) && !win)
 		printf("not on USB, and no profile with role \"other\" "
 		       "matches it: usbethd leaves it alone\n");
 	printf("profiles:\n");
@@ -330,7 +325,7 @@ static int cmd_apply(const char *dev, bool force)
 	engine_load_state(&e);
 	drop_gone(&e);
 	r = engine_apply(&e, &d);
-	if (!is_usb(d.role) && !profset_select(&s, &d))
+	if (!usbeth_role_is_usb(d.role) && !profset_select(&s, &d))
 		ulog(LOG_P_INFO, "%s: not on USB, and no profile with role "
 		     "\"other\" matches it: left alone", dev);
 	err = r < 0 || e.errors ? 2 : 0;
@@ -380,10 +375,7 @@ struct daemon {
 	uint64_t retry_at;		/* a resync failed: try again then,
 					 * us; 0 none */
 	/* GETs in flight, answered on their own socket (see get_async) */
-	struct mnl_socket *gets;
-	unsigned int get_seq;
-	size_t npend;
-	unsigned int pend[32];		/* their sequence numbers */
+	struct usbeth_async *gets;
 };
 
 /* Whether a profile of s may match a netdev not on USB (role "other"):
@@ -480,106 +472,49 @@ static int mon_cb(void *arg, int cmd, const struct usbeth_dev *dev)
  */
 static int gets_open(struct daemon *dm)
 {
-	int one = 1;
+	int err = usbeth_async_open(&dm->gets);
 
-	dm->gets = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC |
-				    SOCK_NONBLOCK);
-	if (!dm->gets ||
-	    mnl_socket_bind(dm->gets, 0, MNL_SOCKET_AUTOPID) < 0) {
-		ulog(LOG_P_ERR, "generic netlink: %s", strerror(errno));
-		return -1;
-	}
-	mnl_socket_setsockopt(dm->gets, NETLINK_CAP_ACK, &one, sizeof(one));
-	return 0;
+	if (err)
+		ulog(LOG_P_ERR, "generic netlink: %s", strerror(-err));
+	return err;
 }
 
 static void get_async(struct daemon *dm, uint32_t ifindex)
 {
-	char buf[256];
-	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	int len = usbeth_build_get(buf, sizeof(buf), usbeth_family_id(dm->u),
-				   ifindex, NULL);
+	int err = usbeth_async_get(dm->gets, dm->u, ifindex);
 
-	if (len < 0)
-		return;
-	if (dm->npend == sizeof(dm->pend) / sizeof(dm->pend[0])) {
-		/* a storm: the oldest is dropped, a resync covers it */
-		memmove(dm->pend, dm->pend + 1,
-			(dm->npend - 1) * sizeof(dm->pend[0]));
-		dm->npend--;
-	}
-	nlh->nlmsg_seq = ++dm->get_seq;
-	if (mnl_socket_sendto(dm->gets, buf, (size_t)len) < 0) {
+	if (err)
 		ulog(LOG_P_WARNING, "ifindex %u: usbeth get: %s", ifindex,
-		     strerror(errno));
-		return;
-	}
-	dm->pend[dm->npend++] = dm->get_seq;
+		     strerror(-err));
 }
 
-/* Takes the pending GET of seq off the list; false if there was none. */
-static bool get_done(struct daemon *dm, unsigned int seq)
+static int get_reply(void *arg, const struct usbeth_dev *d)
 {
-	size_t i;
+	struct daemon *dm = arg;
 
-	for (i = 0; i < dm->npend; i++)
-		if (dm->pend[i] == seq) {
-			dm->pend[i] = dm->pend[--dm->npend];
-			return true;
-		}
-	return false;
-}
-
-static void get_reply(struct daemon *dm, const struct nlmsghdr *nlh)
-{
-	struct usbeth_dev d;
-	struct rec *r;
-
-	if (nlh->nlmsg_type == NLMSG_ERROR) {
-		get_done(dm, nlh->nlmsg_seq);	/* an error: gone meanwhile */
-		return;
-	}
-	if (nlh->nlmsg_type != usbeth_family_id(dm->u) ||
-	    !get_done(dm, nlh->nlmsg_seq) ||
-	    usbeth_parse_dev(nlh, &d) != USBETH_CMD_GET)
-		return;
-	r = engine_find(&dm->e, d.ifindex);
-	if (r) {	/* a gadget connected, or a device renamed */
-		ulog(LOG_P_DEBUG, "%s: evaluating again", d.ifname);
-		engine_apply(&dm->e, &d);
-	} else if (!is_usb(d.role)) {	/* a USB one has its NEW */
+	if (engine_find(&dm->e, d->ifindex)) {
+		/* a gadget connected, or a device renamed */
+		ulog(LOG_P_DEBUG, "%s: evaluating again", d->ifname);
+		engine_apply(&dm->e, d);
+	} else if (!usbeth_role_is_usb(d->role)) {
+		/* a USB one has its NEW */
 		ulog(LOG_P_DEBUG, "%s: new (ifindex %u, not on USB)",
-		     d.ifname, d.ifindex);
-		engine_apply(&dm->e, &d);
+		     d->ifname, d->ifindex);
+		engine_apply(&dm->e, d);
 	}
-	usbeth_dev_free(&d);
+	return 0;
 }
 
 static void gets_read(struct daemon *dm)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	int err = usbeth_async_read(dm->gets, dm->u, get_reply, dm);
 
-	for (;;) {
-		const struct nlmsghdr *nlh;
-		ssize_t n = mnl_socket_recvfrom(dm->gets, buf, sizeof(buf));
-		int rem;
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				ulog(LOG_P_WARNING, "usbeth get replies lost "
-				     "(ENOBUFS): resync");
-				dm->npend = 0;
-				resync(dm, "get overrun");
-				continue;
-			}
-			return;	/* EAGAIN: drained */
-		}
-		rem = (int)n;
-		for (nlh = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, rem);
-		     nlh = mnl_nlmsg_next(nlh, &rem))
-			get_reply(dm, nlh);
+	if (err == -ENOBUFS) {
+		ulog(LOG_P_WARNING, "usbeth get replies lost (ENOBUFS): "
+		     "resync");
+		resync(dm, "get overrun");
+	} else if (err && err != -EINTR) {
+		ulog(LOG_P_WARNING, "usbeth get replies: %s", strerror(-err));
 	}
 }
 
@@ -593,7 +528,7 @@ static void other_link(struct daemon *dm, const struct nlmsghdr *nlh,
 		       const struct ifinfomsg *ifi, struct rec *r)
 {
 	if (nlh->nlmsg_type == RTM_DELLINK) {
-		if (r && !is_usb(r->role))
+		if (r && !usbeth_role_is_usb(r->role))
 			engine_drop(&dm->e, r->ifindex);
 		return;
 	}
@@ -825,7 +760,7 @@ static int run_daemon(void)
 			{ usbeth_monitor_fd(dm.m), POLLIN, 0 },
 			{ sfd, POLLIN, 0 },
 			{ mnl_socket_get_fd(dm.links), POLLIN, 0 },
-			{ mnl_socket_get_fd(dm.gets), POLLIN, 0 },
+			{ usbeth_async_fd(dm.gets), POLLIN, 0 },
 		};
 		struct signalfd_siginfo si;
 
@@ -903,8 +838,7 @@ out:
 		usbeth_monitor_close(dm.m);
 	if (dm.links)
 		mnl_socket_close(dm.links);
-	if (dm.gets)
-		mnl_socket_close(dm.gets);
+	usbeth_async_close(dm.gets);
 	if (dm.u)
 		usbeth_close(dm.u);
 	profset_free(&dm.set);

@@ -429,6 +429,39 @@ static void t_directories(void)
 	rmdir(tmpl);
 }
 
+/* The first step of the engine's flow: what a profile wants of one
+ * device, resolved.
+ */
+static void t_resolve(void)
+{
+	struct profile *p = parse("dl", "{\"match\": {}, \"settings\": "
+				  "{\"ntb-rx-max\": \"device-max\", "
+				  "\"ntb-tx-max\": \"device-max\", "
+				  "\"qmult\": 3, \"mtu\": 1400}}", NULL);
+	struct usbeth_dev d;
+	struct wanted w;
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	host_dev(&d, 0x17e9, 0x4301);	/* reports an rx maximum only */
+	d.present &= ~USBETH_BIT(USBETH_A_NTB_DEV_TX_MAX);
+	profile_resolve(p, &d, &w);
+	CHECK_EQ(w.has, 1U << K_NTB_RX_MAX | 1U << K_MTU);
+	CHECK_EQ(w.v[K_NTB_RX_MAX], 65536);
+	CHECK_EQ(w.v[K_MTU], 1400);
+	CHECK_EQ(w.no_max, 1U << K_NTB_TX_MAX);
+	CHECK_EQ(w.unsupported, 1U << K_QMULT);	/* a host has no qmult */
+	gadget_dev(&d, 0, 0);
+	profile_resolve(p, &d, &w);
+	CHECK_EQ(w.has, 1U << K_QMULT | 1U << K_MTU);
+	CHECK_EQ(w.no_max, 0);		/* no NTB at all: unsupported */
+	CHECK_EQ(w.unsupported, 1U << K_NTB_RX_MAX | 1U << K_NTB_TX_MAX);
+	profile_resolve(NULL, &d, &w);
+	CHECK_EQ(w.has | w.no_max | w.unsupported, 0);
+	profile_free(p);
+}
+
 static int nwarn;
 static char lastwarn[4500];
 
@@ -689,6 +722,7 @@ static const struct unit_test tests[] = {
 	{ "role_other_needs_opt_in", t_role_other },
 	{ "extends_inheritance", t_extends },
 	{ "directories_override_mask_error", t_directories },
+	{ "resolve_wanted_values", t_resolve },
 	{ "bad_files_skipped_unopened", t_bad_files },
 	{ "state_records", t_state },
 	{ "knob_names", t_knob_names },
