@@ -25,7 +25,7 @@
 # empty), nlwait, a monitor line.
 source "$(dirname "$0")/lib.sh"
 
-D=$USBETH_TOP/usbethd/usbethd
+D=${USBETHD:-$USBETH_TOP/usbethd/usbethd}	# USBETHD: another build, to compare
 CLI=$USBETH_TOP/ip-extensions/usbeth
 W=/tmp/usbethd-udev
 BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
@@ -86,7 +86,7 @@ profile_by_name() {
 EOF
 }
 
-ktap_plan 34
+ktap_plan 36
 
 # --- udevd, as on a Debian system: its rules and .link files, and ours
 # (RUN pointed at this checkout's daemon and the test's directories)
@@ -185,6 +185,10 @@ unplugged "$ENX" || bail "the host side did not go"
 rmmod usbeth || bail "cannot unload usbeth under the daemon"
 ktap_check daemon_sees_unload dexpect "the usbeth module was unloaded"
 ktap_check monitor_sees_unload mon "^\[unloaded\]"
+# meanwhile, a daemon starting says so and exits 2 (usbethd(8))
+out=$("$D" -d "$BUILTIN" --runtime-dir "$W/run2" 2>&1)
+ktap_expect_eq no_module_daemon_exits_2 "$?" 2
+ktap_check no_module_daemon_says_why grep -q "the usbeth kernel module is not loaded (modprobe usbeth)" <<< "$out"
 insmod "$USBETH_KMOD" || bail "cannot load $USBETH_KMOD back"
 ktap_check daemon_sees_reload dexpect "the usbeth module is back: resync"
 ktap_check monitor_sees_reload mon "^\[loaded\]"
