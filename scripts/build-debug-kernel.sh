@@ -78,9 +78,10 @@ in_root() { # in_root CMD...: in the build root, /proc mounted, private mounts
 }
 
 # what a kernel build needs beyond what DKMS does (setup.sh's build root
-# has the headers' needs only)
+# has the headers' needs only); zstd compresses the bzImage (Debian's
+# config: KERNEL_ZSTD), the last step of the build
 need=()
-for p in libssl-dev openssl cpio python3; do
+for p in libssl-dev openssl cpio python3 zstd; do
 	in_root dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
