@@ -124,6 +124,17 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 		strscpy(buf, parent->driver->name, len);
 		return buf;
 	}
+	/*
+	 * Not u_ether's get_drvinfo(): it tests its gadget pointer, then reads
+	 * it again, while gether_detach_gadget() clears it without any lock
+	 * usbeth (or ethtool) could hold; a GET racing an unbind oopsed there
+	 * on 7.3 (NULL gadget->name). Its driver name is the constant it
+	 * reports.
+	 */
+	if (is_usb_gadget_side(dev)) {
+		strscpy(buf, "g_ether", len);
+		return buf;
+	}
 	if (ops && ops->get_drvinfo) {
 		struct ethtool_drvinfo info = {};
 
