@@ -46,7 +46,7 @@ pkgs=(
 	libmnl-dev libjson-c-dev udev
 	sparse shellcheck clang-14 libclang-rt-14-dev
 	dkms debhelper
-	python3 python3-yaml mandoc
+	python3 python3-yaml python3-jsonschema mandoc
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -291,6 +291,32 @@ if [ ! -f "$cp_dir/.complete" ]; then
 	touch "$cp_dir/.complete"
 fi
 ln -sfn "checkpatch-$series" "$cache/checkpatch"
+
+# The kernel's YNL tooling (tools/net/ynl: ynl-gen-c.py, the python YNL
+# library and its CLI) and the netlink spec schemas (Documentation/netlink),
+# from Debian 13's kernel source package (6.1's predates YNL): uapi/usbeth.yaml
+# is validated and uapi/linux/usbeth.h generated with them
+# (scripts/ynl-gen.sh, make uapi), and the VM test usbeth_ynl.sh drives the
+# family with the library. The package's version is kept in VERSION.
+ynl_series=6.12
+ynl_dir=$cache/ynl-$ynl_series
+if [ ! -f "$ynl_dir/.complete" ]; then
+	apt_prepare trixie
+	say "fetching tools/net/ynl and Documentation/netlink from linux-source-$ynl_series"
+	rm -rf "$ynl_dir" && mkdir -p "$ynl_dir"
+	(cd "$ynl_dir" && apt_q trixie apt-get download -q "linux-source-$ynl_series" 2>&1 |
+		grep -v '^W: Download is performed unsandboxed' | grep -E '^(E|W):' >&2 || true)
+	[ -f "$(echo "$ynl_dir"/linux-source-*.deb)" ] || die "could not download linux-source-$ynl_series"
+	dpkg-deb --fsys-tarfile "$ynl_dir"/linux-source-*.deb |
+		tar -xO "./usr/src/linux-source-$ynl_series.tar.xz" |
+		tar -xJ -C "$ynl_dir" --strip-components=1 \
+			"linux-source-$ynl_series/tools/net/ynl" \
+			"linux-source-$ynl_series/Documentation/netlink"
+	dpkg-deb -f "$ynl_dir"/linux-source-*.deb Version > "$ynl_dir/VERSION"
+	rm -f "$ynl_dir"/*.deb
+	touch "$ynl_dir/.complete"
+fi
+ln -sfn "ynl-$ynl_series" "$cache/ynl"
 
 if [ $build -eq 1 ]; then
 	say "building (kernels: $(echo "$labels" | tr '\n' ' '))"
