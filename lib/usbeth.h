@@ -88,7 +88,7 @@ struct usbeth_bql_queue {
 };
 
 /* A USBETH_CMD_GET reply or a notification. Fields whose bit is clear in
- * .present are zero. See uapi/linux/usbeth.h for units and meanings.
+ * .present are zero. See uapi/usbeth.yaml for units and meanings.
  */
 struct usbeth_dev {
 	uint64_t present;

@@ -112,8 +112,9 @@ static struct nlmsghdr *full_reply(void *b)
 	return nlh;
 }
 
+/* every attribute up to BQL_QUEUES; attribute types start at 1 */
 #define REPLY_BITS (((USBETH_BIT(USBETH_A_BQL_QUEUES) << 1) - 1) & \
-		    ~USBETH_BIT(USBETH_A_UNSPEC))
+		    ~USBETH_BIT(0))
 
 /* --------------------------------------------------------------- parse -- */
 
@@ -1448,7 +1449,7 @@ static void t_names(void)
 	CHECK_STR(b, "ntb,tx-timer");
 	CHECK_EQ(usbeth_caps_format(0, b, sizeof(b)), 0);
 	CHECK_STR(b, "");
-	usbeth_caps_format(__USBETH_CAP_ALL, b, sizeof(b));
+	usbeth_caps_format(USBETH_CAP_MASK, b, sizeof(b));
 	CHECK_STR(b, "qmult,ntb,tx-timer,tx-usecs,tx-frames,rx-usecs,"
 		  "rx-frames,bql");
 	usbeth_caps_format(0x80000101, b, sizeof(b));
