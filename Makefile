@@ -18,6 +18,21 @@
 #                        netdevsim: scripts/build-debug-kernel.sh, built
 #                        once and cached)
 #   make bench           benchmarks in the VM: figures and ratios, no asserts
+#   make install         PREFIX=/usr/local DESTDIR=: the files the Debian
+#                        packages hold, laid out the same way: the library
+#                        (shared and static), headers and .pc, the CLI and
+#                        the daemon linked to libusbeth.so.0, profiles, man
+#                        pages, bash completion, unit, udev rule, and the
+#                        module's source for DKMS with its dkms.conf and a
+#                        modules-load.d entry (LIBDIR, UNITDIR, UDEVDIR,
+#                        ... as usual)
+#   make deb             the Debian packages, built in a build root of each
+#                        release (DEB_RELEASES, default: bookworm trixie)
+#                        into build/deb/RELEASE/, checked with that
+#                        release's lintian
+#   make check-packages  install those packages into a fresh Debian 12 and
+#                        13 root, boot each in the VM (systemd, udev, the
+#                        stock kernel), plug a modem, purge, boot again
 
 KERNELS ?=
 export KERNELS
@@ -28,7 +43,23 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 export CC CFLAGS
 
-.PHONY: all kmod userspace clean demo check check-debug bench
+.PHONY: all kmod userspace clean demo check check-debug bench install deb check-packages
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+# systemd's and udev's own directories where their .pc files say (/lib on
+# Debian 12, /usr/lib on 13)
+UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+UDEVDIR ?= $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/lib/udev)/rules.d
+MODLOADDIR ?= $(PREFIX)/lib/modules-load.d
+DKMSDIR ?= /usr/src/usbeth-$(VERSION)
+DEB_RELEASES ?= bookworm trixie
 all: kmod userspace
 
 ifneq ($(KDIR),)
@@ -64,6 +95,25 @@ bench: all
 		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/bench.sh && \
 		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/usbethd_bench.sh || exit 1; \
 	done
+
+install:
+	$(MAKE) -C lib install PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR)
+	$(MAKE) -C ip-extensions install LINK=shared PREFIX=$(PREFIX) BINDIR=$(BINDIR) \
+		MANDIR=$(MANDIR)
+	$(MAKE) -C usbethd install LINK=shared PREFIX=$(PREFIX) SBINDIR=$(SBINDIR) \
+		MANDIR=$(MANDIR) SYSCONFDIR=$(SYSCONFDIR) UNITDIR=$(UNITDIR) UDEVDIR=$(UDEVDIR)
+	install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/uapi/linux $(DESTDIR)$(MODLOADDIR)
+	install -m 0644 kmod/*.c kmod/*.h kmod/Kbuild $(DESTDIR)$(DKMSDIR)/kmod/
+	install -m 0644 uapi/linux/usbeth.h $(DESTDIR)$(DKMSDIR)/uapi/linux/
+	install -m 0644 packaging/dkms.Kbuild $(DESTDIR)$(DKMSDIR)/Kbuild
+	sed 's/#MODULE_VERSION#/$(VERSION)/' packaging/dkms.conf > $(DESTDIR)$(DKMSDIR)/dkms.conf
+	install -m 0644 packaging/modules-load.conf $(DESTDIR)$(MODLOADDIR)/usbeth.conf
+
+deb:
+	scripts/build-deb.sh $(DEB_RELEASES)
+
+check-packages: deb
+	selftests/packages/check-packages.sh
 
 clean:
 	$(if $(KDIR),-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null)
