@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The usbeth generic netlink family: GET (do, dump), SET, notifications.
- * uapi/linux/usbeth.h documents the contract.
+ * uapi/usbeth.yaml documents the contract.
  *
  * A GET or SET looks the device up in the caller's netns, holds a reference
  * on it, takes rtnl where the device needs it (usbeth_needs_rtnl()) and
@@ -61,12 +61,12 @@ static usbeth_range_const struct netlink_range_validation bql_hold_range = {
 	.max = USBETH_BQL_HOLD_TIME_MAX,
 };
 
-static const struct nla_policy usbeth_get_policy[USBETH_A_IFNAME + 1] = {
+static const struct nla_policy usbeth_get_nl_policy[USBETH_A_IFNAME + 1] = {
 	[USBETH_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[USBETH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
 };
 
-static const struct nla_policy usbeth_set_policy[USBETH_A_MAX + 1] = {
+static const struct nla_policy usbeth_set_nl_policy[USBETH_A_BQL_HOLD_TIME + 1] = {
 	[USBETH_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[USBETH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
 	[USBETH_A_QMULT]	= NLA_POLICY_RANGE(NLA_U32, USBETH_QMULT_MIN,
@@ -246,7 +246,7 @@ static int usbeth_hold(struct net *net, struct nlattr **tb,
 	return -ENODEV;
 }
 
-static int usbeth_get_doit(struct sk_buff *skb, struct genl_info *info)
+static int usbeth_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct usbeth_hold h;
 	struct sk_buff *msg;
@@ -273,7 +273,7 @@ static int usbeth_get_doit(struct sk_buff *skb, struct genl_info *info)
  * A dump's every chunk can take the largest device message of the netns
  * (one that does not fit an empty chunk would end the dump).
  */
-static int usbeth_get_dump_start(struct netlink_callback *cb)
+static int usbeth_nl_get_dump_start(struct netlink_callback *cb)
 {
 	struct net *net = sock_net(cb->skb->sk);
 	struct net_device *dev;
@@ -287,7 +287,7 @@ static int usbeth_get_dump_start(struct netlink_callback *cb)
 	return 0;
 }
 
-static int usbeth_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+static int usbeth_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct net *net = sock_net(skb->sk);
 	unsigned int h, s_h = cb->args[0];
@@ -298,7 +298,7 @@ static int usbeth_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	int err = 0, a;
 
 	/* attrs has the GET policy's size, not USBETH_A_MAX + 1 */
-	for (a = 1; attrs && a < (int)ARRAY_SIZE(usbeth_get_policy); a++) {
+	for (a = 1; attrs && a < (int)ARRAY_SIZE(usbeth_get_nl_policy); a++) {
 		if (attrs[a]) {
 			NL_SET_ERR_MSG_ATTR(cb->extack, attrs[a],
 					    "a dump takes no attributes");
@@ -459,7 +459,7 @@ static void usbeth_notify_change(struct net_device *dev, struct genl_info *info)
 		nlmsg_free(msg);
 }
 
-static int usbeth_set_doit(struct sk_buff *skb, struct genl_info *info)
+static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
@@ -625,24 +625,24 @@ unlock:
 	return err;
 }
 
-static const struct genl_ops usbeth_ops[] = {
+static const struct genl_ops usbeth_nl_ops[] = {
 	{
 		.cmd	= USBETH_CMD_GET,
-		.doit	= usbeth_get_doit,
-		.start	= usbeth_get_dump_start,
-		.dumpit	= usbeth_get_dumpit,
-		.policy	= usbeth_get_policy,
-		.maxattr = ARRAY_SIZE(usbeth_get_policy) - 1,
+		.doit	= usbeth_nl_get_doit,
+		.start	= usbeth_nl_get_dump_start,
+		.dumpit	= usbeth_nl_get_dumpit,
+		.policy	= usbeth_get_nl_policy,
+		.maxattr = ARRAY_SIZE(usbeth_get_nl_policy) - 1,
 	}, {
 		.cmd	= USBETH_CMD_SET,
-		.doit	= usbeth_set_doit,
-		.policy	= usbeth_set_policy,
-		.maxattr = ARRAY_SIZE(usbeth_set_policy) - 1,
+		.doit	= usbeth_nl_set_doit,
+		.policy	= usbeth_set_nl_policy,
+		.maxattr = ARRAY_SIZE(usbeth_set_nl_policy) - 1,
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 };
 
-static const struct genl_multicast_group usbeth_mcgrps[] = {
+static const struct genl_multicast_group usbeth_nl_mcgrps[] = {
 	{ .name = USBETH_MCGRP_MONITOR },
 };
 
@@ -652,10 +652,10 @@ static struct genl_family usbeth_family __ro_after_init = {
 	.netnsok	= true,
 	.parallel_ops	= true,		/* see usbeth_hold(), usbeth_set_locks */
 	.module		= THIS_MODULE,
-	.ops		= usbeth_ops,
-	.n_ops		= ARRAY_SIZE(usbeth_ops),
-	.mcgrps		= usbeth_mcgrps,
-	.n_mcgrps	= ARRAY_SIZE(usbeth_mcgrps),
+	.ops		= usbeth_nl_ops,
+	.n_ops		= ARRAY_SIZE(usbeth_nl_ops),
+	.mcgrps		= usbeth_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(usbeth_nl_mcgrps),
 };
 
 int usbeth_netlink_init(void)
