@@ -92,6 +92,8 @@ fi
 {
 	echo "export USBETH_TOP='$top' USBETH_KMOD='$kmod' USBETH_KMOD_DIR='$kmoddir'"
 	echo "export USBETH_KERNEL='$KLABEL'"
+	# the cache, for what setup.sh unpacked there (the kernel's YNL library)
+	echo "export USBETH_CACHE='$USBETH_CACHE'"
 	# knobs of the suite's length, passed on when set (check.sh --debug)
 	for v in USBETH_TEST_TIMEOUT USBETH_FUZZ_COUNT USBETH_CYCLES; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
