@@ -19,10 +19,36 @@ bool out_is_json(const struct out *o)
 	return o->mode != OUT_TEXT;
 }
 
+/* Whether s is all UTF-8 (which JSON strings must be). */
+static bool all_utf8(const unsigned char *p)
+{
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : usbeth_utf8_len(p);
+
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
 void out_json_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
+	/* A name that is not UTF-8 (the kernel allows any byte but '/',
+	 * ':' and white space) cannot be a JSON string: strict parsers
+	 * (json-c 0.18, I-JSON) refuse lone surrogates and U+FFFD would
+	 * lose it. It is written as the array of its bytes, as journalctl
+	 * does, so 0xff and U+00FF stay apart and nothing is lost.
+	 */
+	if (!all_utf8(p)) {
+		fputc('[', f);
+		for (; *p; p++)
+			fprintf(f, "%s%u", p == (const unsigned char *)s ? "" : ",", *p);
+		fputc(']', f);
+		return;
+	}
 	fputc('"', f);
 	while (*p) {
 		size_t n;
@@ -39,17 +65,7 @@ void out_json_string(FILE *f, const char *s)
 			p++;
 			continue;
 		}
-		n = usbeth_utf8_len(p);
-		if (!n) {
-			/* not UTF-8: the byte as a lone low surrogate
-			 * (U+DC80..U+DCFF, as Python's surrogateescape),
-			 * which no valid text holds: 0xff and U+00FF stay
-			 * apart
-			 */
-			fprintf(f, "\\u%04x", 0xdc00 | *p);
-			p++;
-			continue;
-		}
+		n = *p < 0x80 ? 1 : usbeth_utf8_len(p);
 		fwrite(p, 1, n, f);
 		p += n;
 	}
