@@ -180,6 +180,27 @@ static void fuzz_escape(const uint8_t *data, size_t size)
 		goto done;
 	out_json_string(f, in);
 	fclose(f);
+	if (!utf8_ok((unsigned char *)in, strlen(in))) {
+		/* Not UTF-8: the array of its bytes, each one given back. */
+		const char *q = out + 1;
+		size_t k = 0;
+
+		check(olen >= 2 && out[0] == '[' && out[olen - 1] == ']',
+		      "byte array not bracketed");
+		while (in[k]) {
+			char *end;
+			unsigned long b = strtoul(q, &end, 10);
+
+			check(end != q && b == (unsigned char)in[k],
+			      "byte array does not give the name back");
+			k++;
+			check(*end == (in[k] ? ',' : ']'),
+			      "byte array badly separated");
+			q = end + 1;
+		}
+		check(q == out + olen, "byte array has trailing bytes");
+		goto text;
+	}
 	check(olen >= 2 && out[0] == '"' && out[olen - 1] == '"',
 	      "JSON string not quoted");
 	for (i = 1; i + 1 < olen; i++) {
@@ -201,6 +222,7 @@ static void fuzz_escape(const uint8_t *data, size_t size)
 		}
 	}
 	check(utf8_ok((unsigned char *)out, olen), "JSON output not UTF-8");
+text:
 	free(out);
 	out = NULL;
 
