@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json.h>
+
 #include "profile.h"
 #include "state.h"
 
@@ -155,8 +157,16 @@ static void t_schema_errors(void)
 	expect_err("{\"settings\": {\"tx-timer-usecs\": 3}}", 1, 33,
 		   "want 0 (off)");
 	expect_err("{\"settings\": {\"mtu\": 1.5}}", 1, 22, "integer");
+#if JSON_C_VERSION_NUM < ((0 << 16) | (18 << 8))
 	expect_err("{\"settings\": {\"mtu\": 99999999999999999999999}}", 1, 22,
 		   "out of range");
+#else
+	/* json-c 0.18 (Debian 13) refuses an integer beyond int64 itself,
+	 * where the number ends, before usbethd sees the value
+	 */
+	expect_err("{\"settings\": {\"mtu\": 99999999999999999999999}}", 1, 45,
+		   "number expected");
+#endif
 	expect_err("{\"match\": {\"role\": \"hots\"}}", 1, 20, "unknown role");
 	expect_err("{\"match\": {\"speed\": \"warp\"}}", 1, 21, "unknown speed");
 	expect_err("{\"match\": {\"vid\": []}}", 1, 19, "empty list");
