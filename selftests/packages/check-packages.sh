@@ -105,7 +105,7 @@ for k in $kernels; do
 	rel=$KRELEASE
 	w=$top/build/packages/$KLABEL
 	echo "# ---- $KLABEL: Debian $rel, kernel $KABI"
-	mapfile -t debs < <(cd "$top/build/deb/$rel" 2>/dev/null && ls usbeth*.deb libusbeth*.deb)
+	mapfile -t debs < <(cd "$top/build/deb/$rel" 2>/dev/null && ls usbeth*.deb libusbeth*.deb | grep -v -- -dbgsym_)
 	if [ ${#debs[@]} -lt 5 ]; then
 		top_result "install_$KLABEL" fail "no packages in build/deb/$rel: make deb"
 		continue
@@ -121,7 +121,8 @@ for k in $kernels; do
 	cp -a "$sys" "$root"
 	rm -f "$root/.complete"
 	mkdir -p "$root/tmp/usbeth-debs"
-	cp "$top/build/deb/$rel"/*.deb "$root/tmp/usbeth-debs/"
+	# what a user installs: not the -dbgsym packages
+	for d in "${debs[@]}"; do cp "$top/build/deb/$rel/$d" "$root/tmp/usbeth-debs/"; done
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	echo "  # apt-get install ./usbeth*.deb ./libusbeth*.deb (log: $w/install.log)"
 	sub apt_get_install install_debs "$root" "$w/install.log"
