@@ -36,7 +36,9 @@ if [ $debug -eq 1 ]; then
 	# KASAN and lockdep under TCG: everything takes longer
 	export USBETH_TEST_TIMEOUT=${USBETH_TEST_TIMEOUT:-1800}
 	export USBETH_FUZZ_COUNT=${USBETH_FUZZ_COUNT:-100000}
-	vmtimeout=${USBETH_VM_TIMEOUT:-7200}
+	# the last run took 5967 s with the plug cycles cut off at 1800 s; they
+	# need some 3300 s (usbeth_plug_cycles.sh)
+	vmtimeout=${USBETH_VM_TIMEOUT:-10800}
 fi
 
 [ $debug -eq 1 ] || echo "== host tests"

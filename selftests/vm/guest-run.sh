@@ -63,12 +63,17 @@ for t in "$@"; do
 	name=$(basename "$t")
 	name=${name%.sh}
 	echo "# selftests: usbeth: $name"
-	( cd "$(dirname "$t")" && timeout -k 10 "$per_test_timeout" "$t" ) 2>&1 | sed -u 's/^/  /'
+	# a test that needs longer says so in its header: "# usbeth-timeout: S"
+	# (a floor: USBETH_TEST_TIMEOUT still wins when it is larger)
+	tt=$per_test_timeout
+	own=$(sed -n '1,40s/^# usbeth-timeout: \([0-9]\+\)$/\1/p' "$t" | head -n1)
+	[ -n "$own" ] && [ "$own" -gt "$tt" ] && tt=$own
+	( cd "$(dirname "$t")" && timeout -k 10 "$tt" "$t" ) 2>&1 | sed -u 's/^/  /'
 	rc=${PIPESTATUS[0]}
 	case $rc in
 	0) result OK "$name" ;;
 	4) result SKIP "$name" ;;
-	124|137) result FAIL "$name" "TIMEOUT after ${per_test_timeout}s" ;;
+	124|137) result FAIL "$name" "TIMEOUT after ${tt}s" ;;
 	*) result FAIL "$name" "exit=$rc" ;;
 	esac
 done
