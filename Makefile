@@ -33,6 +33,9 @@
 #   make check-packages  install those packages into a fresh Debian 12 and
 #                        13 root, boot each in the VM (systemd, udev, the
 #                        stock kernel), plug a modem, purge, boot again
+#   make uapi            regenerate uapi/linux/usbeth.h from uapi/usbeth.yaml
+#                        with the kernel's ynl-gen-c.py (make check fails
+#                        when the two differ)
 
 KERNELS ?=
 export KERNELS
@@ -43,7 +46,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 export CC CFLAGS
 
-.PHONY: all kmod userspace clean demo check check-debug bench install deb check-packages
+.PHONY: all kmod userspace clean demo check check-debug bench install deb check-packages uapi
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -114,6 +117,9 @@ deb:
 
 check-packages: deb
 	selftests/packages/check-packages.sh
+
+uapi:
+	scripts/ynl-gen.sh --mode uapi --header -o uapi/linux/usbeth.h
 
 clean:
 	$(if $(KDIR),-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null)

@@ -12,7 +12,9 @@
 #   - a set of three knobs reaches cdc_ncm's sysfs, and change-ntf on the
 #     monitor group carries the new values;
 #   - a set with one knob above the device's maximum is refused (ERANGE)
-#     with an extack naming that attribute, and changes nothing.
+#     with an extack naming that attribute, and changes nothing;
+#   - the kernel's own CLI (tools/net/ynl/cli.py), as the README shows it,
+#     sets a knob and gets it back.
 source "$(dirname "$0")/lib.sh"
 
 YNL_PY=$USBETH_TOP/selftests/tools/ynl_usbeth.py
@@ -55,7 +57,7 @@ ynl_monitor_start() {
 }
 
 trap 'monitor_stop_all; ncm_teardown' EXIT
-ktap_plan 8
+ktap_plan 10
 
 ynl_monitor_start ""
 ncm_setup -s super
@@ -99,4 +101,16 @@ extack_formatted && want="ntb-rx-max 20000 is above the maximum of $D: 16384"
 grep -qF "$want" <<< "$msg" && msg="names the limit"
 ktap_expect_eq refused_set_extack "$err $attr $msg" "ERANGE .ntb-rx-max names the limit"
 ktap_expect_eq refused_set_changed_nothing "$(sys rx_max) $(sys tx_max)" "8192 8000"
+
+# the kernel's CLI, with the README's arguments
+kcli() {
+	local ns=$1
+	shift
+	in_ns "$ns" python3 "$USBETH_YNL/tools/net/ynl/cli.py" --spec "$USBETH_TOP/uapi/usbeth.yaml" \
+		--schema "$USBETH_YNL/Documentation/netlink/genetlink-legacy.yaml" "$@"
+}
+kcli "$H" --do set --json "{\"ifname\": \"$D\", \"tx-timer-usecs\": 400}" > /dev/null
+ktap_expect_eq kernel_cli_set_in_sysfs "$(sys tx_timer_usecs)" 400
+out=$(kcli "$H" --output-json --do get --json "{\"ifname\": \"$D\"}")
+ktap_expect_eq kernel_cli_get "$(jf "$out" tx-timer-usecs ntb-tx-max)" "400 8000"
 ktap_finish
