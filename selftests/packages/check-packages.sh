@@ -72,7 +72,7 @@ boot() {
 	rm -f "$w/$phase.ktap" "$w/$phase.console"
 	timeout "$timeout" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1536 \
 		-kernel "$w/vmlinuz" -initrd "$w/initrd.img" \
-		-append "root=/dev/vda rw console=ttyS0,115200 panic=-1 usbeth.check=$phase" \
+		-append "root=/dev/vda rw console=ttyS0,115200 panic=-1 usbethcheck=$phase" \
 		-drive "file=$w/root.img,format=raw,if=virtio" \
 		-nic none -display none -no-reboot \
 		-chardev "file,id=con,path=$w/$phase.console" -serial chardev:con \
@@ -86,6 +86,9 @@ boot() {
 		top_result "$phase" fail "no complete KTAP from the guest (console: $w/$phase.console)"
 	elif grep -Eq '^(not ok|Bail out)' "$w/$phase.ktap"; then
 		top_result "$phase" fail
+	elif [ "$(sed -n 's/^1\.\.//p' "$w/$phase.ktap" | tr -d '\r')" != \
+		"$(grep -Ec '^(ok|not ok) ' "$w/$phase.ktap")" ]; then
+		top_result "$phase" fail "the guest ran another number of tests than it planned"
 	else
 		top_result "$phase" ok
 	fi
@@ -105,7 +108,10 @@ for k in $kernels; do
 	rel=$KRELEASE
 	w=$top/build/packages/$KLABEL
 	echo "# ---- $KLABEL: Debian $rel, kernel $KABI"
-	mapfile -t debs < <(cd "$top/build/deb/$rel" 2>/dev/null && ls usbeth*.deb libusbeth*.deb | grep -v -- -dbgsym_)
+	debs=()
+	for d in "$top/build/deb/$rel"/usbeth*.deb "$top/build/deb/$rel"/libusbeth*.deb; do
+		[ -e "$d" ] && [[ $d != *-dbgsym_* ]] && debs+=("$(basename "$d")")
+	done
 	if [ ${#debs[@]} -lt 5 ]; then
 		top_result "install_$KLABEL" fail "no packages in build/deb/$rel: make deb"
 		continue
@@ -126,8 +132,11 @@ for k in $kernels; do
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	echo "  # apt-get install ./usbeth*.deb ./libusbeth*.deb (log: $w/install.log)"
 	sub apt_get_install install_debs "$root" "$w/install.log"
-	# DKMS's own lines in the install log: the build and install for KABI
-	sub dkms_built_for_kernel sh -c "grep -F '$KABI' '$w/install.log' | grep -q usbeth"
+	# DKMS's own lines in the install log, where usbeth-dkms is set up: the
+	# module built for KABI and installed into its updates/dkms
+	sed -n '/^Setting up usbeth-dkms /,/^Setting up /p' "$w/install.log" > "$w/dkms.log"
+	sub dkms_built_for_kernel sh -c "cat '$w/dkms.log' | sed 's/^/dkms: /' | head -n 20 >&2;
+		grep -q '/lib/modules/$KABI/updates/dkms' '$w/dkms.log'"
 	sub dkms_status_installed sh -c "chroot '$root' dkms status usbeth | grep -F '$KABI' | grep -q 'installed'"
 	ko=$(cd "$root" && ls lib/modules/"$KABI"/updates/dkms/usbeth.ko* 2>/dev/null | head -n1)
 	sub module_for_kernel sh -c "test -n '$ko' &&
@@ -148,10 +157,13 @@ for k in $kernels; do
 		LIBDIR=/usr/lib/x86_64-linux-gnu UNITDIR=$unitdir UDEVDIR=$udevdir \
 		MODLOADDIR=/usr/lib/modules-load.d > "$w/make-install.log" 2>&1
 	(cd "$w/make-install" && find . ! -type d | sed 's/^\.//' | sort) > "$w/make-install.files"
+	# (not: directories, or links to them such as merged-usr's /lib; what
+	# debhelper adds, docs and lintian overrides; man pages are compared
+	# without the .gz debhelper gives them)
 	chroot "$root" dpkg -L usbeth usbethd usbeth-dkms libusbeth0 libusbeth-dev 2>/dev/null |
-		grep -v '^/usr/share/doc/' | while IFS= read -r f; do
-			[ -d "$root$f" ] && [ ! -L "$root$f" ] || echo "$f"
-		done | sort -u > "$w/packages.files"
+		grep -Ev '^/usr/share/(doc|lintian)/' | while IFS= read -r f; do
+			[ -d "$root$f" ] || echo "$f"
+		done | sed 's,^\(/usr/share/man/.*\)\.gz$,\1,' | sort -u > "$w/packages.files"
 	sub make_install_same_files diff -u "$w/packages.files" "$w/make-install.files"
 	if [ $sfail -eq 0 ]; then
 		echo "  1..$sn"
