@@ -112,5 +112,6 @@ kcli() {
 kcli "$H" --do set --json "{\"ifname\": \"$D\", \"tx-timer-usecs\": 400}" > /dev/null
 ktap_expect_eq kernel_cli_set_in_sysfs "$(sys tx_timer_usecs)" 400
 out=$(kcli "$H" --output-json --do get --json "{\"ifname\": \"$D\"}")
-ktap_expect_eq kernel_cli_get "$(jf "$out" tx-timer-usecs ntb-tx-max)" "400 8000"
+ktap_expect_eq kernel_cli_get_is_sysfs "$(jf "$out" tx-timer-usecs ntb-rx-max ntb-tx-max)" \
+	"$(sys tx_timer_usecs) $(sys rx_max) $(sys tx_max)"
 ktap_finish

@@ -191,7 +191,9 @@ static void fuzz_escape(const uint8_t *data, size_t size)
 			char *end;
 			unsigned long b = strtoul(q, &end, 10);
 
-			check(end != q && b == (unsigned char)in[k],
+			/* plain decimal: strtoul would also take " +7" */
+			check(*q >= '0' && *q <= '9' && end != q &&
+			      b == (unsigned char)in[k],
 			      "byte array does not give the name back");
 			k++;
 			check(*end == (in[k] ? ',' : ']'),
