@@ -18,9 +18,57 @@
 #
 #   netns e1k-a: $E1K_A_IF 10.201.0.1/24  <---->  netns e1k-b: $E1K_B_IF 10.201.0.2/24
 
-USBETH_TOP=${USBETH_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-NLWAIT=$USBETH_TOP/selftests/tools/nlwait
-export USBETH_TOP NLWAIT
+#
+# What the tests drive, and where it comes from:
+#
+#   USBETH_TOP unset (an installed kselftest, run_kselftest.sh): the system's.
+#     The module through modprobe (loaded here when it is not), `usbeth` and
+#     `usbethd` from PATH, the profiles, udev rule, unit, spec and bash
+#     completion where `make install` or the packages put them, beside the
+#     daemon's prefix.
+#   USBETH_TOP=TREE (make check, vm/guest-run.sh): a built checkout's. The
+#     module is USBETH_KMOD (insmod), the programs are the tree's builds.
+#
+# Either way the test's own helpers (nlwait, usbethctl, genl_fuzz, the
+# python tools, the test modules) are found next to the test: in tools/ and
+# kmod/ of a checkout (the modules in USBETH_KMOD_DIR, built per kernel),
+# flat beside it and in kmod/ in a kselftest install.
+#
+# A test whose environment is missing (no dummy_hcd, no e1000e pair, no
+# systemd, no module) exits 4 (KSFT_SKIP) with the reason; with
+# USBETH_STRICT=1 (make check sets it) the same condition fails the test,
+# so the suite never skips silently there.
+USBETH_SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export USBETH_SELFTESTS
+
+# ksft_helper NAME: a helper of the tests, by name, next to them.
+ksft_helper() {
+	local d
+	for d in "$USBETH_SELFTESTS" "$USBETH_SELFTESTS/tools" "$USBETH_SELFTESTS/kmod" \
+		 ${USBETH_KMOD_DIR:+"$USBETH_KMOD_DIR/selftests/kmod"}; do
+		[ -e "$d/$1" ] && { echo "$d/$1"; return 0; }
+	done
+	echo "$USBETH_SELFTESTS/tools/$1"
+	return 1
+}
+NLWAIT=$(ksft_helper nlwait)
+export NLWAIT
+
+# env_missing REASON: this machine lacks what the test needs: skip it
+# (exit 4), or fail it under USBETH_STRICT=1.
+env_missing() {
+	if [ "${USBETH_STRICT:-0}" = 1 ]; then
+		echo "Bail out! $* (USBETH_STRICT=1: a missing environment is a failure)"
+		exit 1
+	fi
+	if [ "$__ktap_plan" -gt 0 ]; then
+		echo "# SKIP $*"
+	else
+		echo "KTAP version 1"
+		echo "1..0 # SKIP $*"
+	fi
+	exit 4
+}
 
 # ---------------------------------------------------------------- KTAP ----
 __ktap_n=0 __ktap_pass=0 __ktap_fail=0 __ktap_skip=0 __ktap_plan=0
@@ -172,6 +220,8 @@ ncm_create() {
 		rmmod dummy_hcd || bail "rmmod dummy_hcd (to change speed)"
 	fi
 	if [ ! -d /sys/module/dummy_hcd ]; then
+		modinfo dummy_hcd > /dev/null 2>&1 ||
+			env_missing "no dummy_hcd module (CONFIG_USB_DUMMY_HCD) for the USB NCM link"
 		if [ $want = Y ]; then
 			modprobe dummy_hcd is_super_speed=1 || bail "modprobe dummy_hcd"
 		else
@@ -179,9 +229,9 @@ ncm_create() {
 		fi
 	fi
 	modprobe libcomposite && modprobe usb_f_ncm && modprobe cdc_ncm ||
-		bail "cannot load the USB gadget/NCM modules"
+		env_missing "cannot load the USB gadget/NCM modules (libcomposite, usb_f_ncm, cdc_ncm)"
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config ||
-		bail "cannot mount configfs"
+		env_missing "cannot mount configfs"
 	ip netns add "$NCM_HOST_NS" && ip netns add "$NCM_GADGET_NS" ||
 		bail "cannot create the NCM netns"
 
@@ -269,9 +319,9 @@ __e1k_by_mac() {
 
 # e1k_setup: the two wired e1000e NICs, one per netns, up with carrier.
 e1k_setup() {
-	modprobe e1000e || bail "modprobe e1000e"
+	modprobe e1000e || env_missing "no e1000e driver (modprobe e1000e)"
 	E1K_A_IF=$(__e1k_by_mac $E1K_A_MAC) && E1K_B_IF=$(__e1k_by_mac $E1K_B_MAC) ||
-		bail "the VM's e1000e NICs are missing (run in the usbeth VM)"
+		env_missing "no e1000e pair with MACs $E1K_A_MAC and $E1K_B_MAC (the usbeth VM has them: make check)"
 	[ "$(link_driver "$E1K_A_IF")" = e1000e ] || bail "$E1K_A_IF is not e1000e"
 	ip netns add "$E1K_A_NS" && ip netns add "$E1K_B_NS" || bail "cannot create the e1000e netns"
 	ip link set dev "$E1K_A_IF" netns "$E1K_A_NS" && ip link set dev "$E1K_B_IF" netns "$E1K_B_NS" ||
@@ -303,8 +353,72 @@ e1k_teardown() {
 	return 0
 }
 
-# ------------------------------------------------------------ usbeth ----
-USBETHCTL=$USBETH_TOP/selftests/tools/usbethctl
+# ------------------------------------------------- what is under test ----
+if [ -n "${USBETH_TOP:-}" ]; then
+	USBETH_CLI=${USBETH_CLI:-$USBETH_TOP/ip-extensions/usbeth}
+	USBETHD=${USBETHD:-$USBETH_TOP/usbethd/usbethd}
+	USBETH_PROFILES=$USBETH_TOP/usbethd/profiles.d
+	USBETH_SPEC=$USBETH_TOP/uapi/usbeth.yaml
+	USBETH_COMPLETION=$USBETH_TOP/ip-extensions/usbeth.bash-completion
+	USBETH_KMOD=${USBETH_KMOD:-$USBETH_TOP/kmod/usbeth.ko}
+else
+	USBETH_CLI=${USBETH_CLI:-$(command -v usbeth)}
+	USBETHD=${USBETHD:-$(command -v usbethd)}
+	__prefix=${USBETHD%/*}
+	__prefix=${__prefix%/*}
+	__prefix=${__prefix:-/usr}
+	USBETH_PROFILES=$__prefix/share/usbeth/profiles.d
+	USBETH_SPEC=$__prefix/share/usbeth/usbeth.yaml
+	USBETH_COMPLETION=$__prefix/share/bash-completion/completions/usbeth
+	USBETH_KMOD=$(modinfo -n usbeth 2>/dev/null)
+fi
+export USBETH_CLI USBETHD USBETH_PROFILES USBETH_SPEC USBETH_COMPLETION USBETH_KMOD
+
+# usbeth_load: load the module under test (the tree's, or the system's
+# through modprobe).
+usbeth_load() {
+	if [ -n "${USBETH_TOP:-}" ]; then
+		insmod "$USBETH_KMOD"
+	else
+		modprobe usbeth
+	fi
+}
+
+# usbeth_udev_rule: the udev rule as installed, its RUN+= naming $USBETHD.
+usbeth_udev_rule() {
+	local d
+	if [ -n "${USBETH_TOP:-}" ]; then
+		sed "s|@SBINDIR@|${USBETHD%/*}|g" "$USBETH_TOP/packaging/90-usbeth.rules"
+		return
+	fi
+	for d in /etc/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d; do
+		[ -r "$d/90-usbeth.rules" ] && { cat "$d/90-usbeth.rules"; return; }
+	done
+	return 1
+}
+
+# need_usbeth_prog VAR: the program in $VAR (USBETH_CLI, USBETHD) is there,
+# or the environment is missing.
+need_usbeth_prog() {
+	[ -x "${!1}" ] && return 0
+	if [ -n "${USBETH_TOP:-}" ]; then
+		env_missing "$1 ${!1} is not built (make in $USBETH_TOP)"
+	fi
+	env_missing "no $([ "$1" = USBETHD ] && echo usbethd || echo usbeth) on PATH (install usbeth, or set USBETH_TOP to a built checkout)"
+}
+
+# Every test drives the module: load it if it is not (not for a script
+# that takes only the helpers, USBETH_HELPERS_ONLY=1: the booted-system
+# check, which asks whether the system loaded it).
+if [ -z "${USBETH_HELPERS_ONLY:-}" ]; then
+	[ "$(id -u)" -eq 0 ] || env_missing "must run as root"
+	if [ ! -d /sys/module/usbeth ]; then
+		__out=$(usbeth_load 2>&1) ||
+			env_missing "the usbeth module cannot be loaded: ${__out:-no module}"
+	fi
+fi
+
+USBETHCTL=$(ksft_helper usbethctl)
 export USBETHCTL
 
 # ue [NETNS] ARGS...: usbethctl, in NETNS when the first word names one.

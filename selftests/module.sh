@@ -5,7 +5,6 @@
 # resolves through the genl controller only while it is loaded.
 source "$(dirname "$0")/lib.sh"
 
-kmod=${USBETH_KMOD:-$USBETH_TOP/kmod/usbeth.ko}
 ktap_plan 10
 
 family() { genl ctrl get name usbeth 2>&1; }
@@ -13,7 +12,7 @@ family() { genl ctrl get name usbeth 2>&1; }
 if [ -d /sys/module/usbeth ]; then ktap_ok module_loaded; else ktap_fail module_loaded; fi
 # usbeth must load on systems without the gadget stack: no hard dependency,
 # and (this test runs first in the VM) u_ether is not loaded here
-ktap_expect_eq no_module_dependencies "$(modinfo -F depends "$kmod")" ""
+ktap_expect_eq no_module_dependencies "$(modinfo -F depends "$USBETH_KMOD")" ""
 if [ -d /sys/module/u_ether ]; then
 	ktap_skip loaded_without_u_ether "u_ether was already loaded"
 else
@@ -28,5 +27,5 @@ ktap_expect_eq module_refcnt_idle "$(cat /sys/module/usbeth/refcnt)" 0
 ktap_check rmmod rmmod usbeth
 out=$(family)
 if grep -q "Name: usbeth" <<< "$out"; then ktap_fail family_gone_after_rmmod "$out"; else ktap_ok family_gone_after_rmmod; fi
-ktap_check reload insmod "$kmod"
+ktap_check reload usbeth_load
 ktap_finish

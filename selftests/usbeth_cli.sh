@@ -22,8 +22,8 @@
 # test waits for that first line (lo is always there) before acting.
 source "$(dirname "$0")/lib.sh"
 
-U=$USBETH_TOP/ip-extensions/usbeth
-[ -x "$U" ] || ktap_skip_all "the CLI is not built (make -C ip-extensions)"
+U=$USBETH_CLI
+need_usbeth_prog USBETH_CLI
 tmp=$(mktemp -d)
 MONS=()
 # shellcheck disable=SC2317 # called by the trap
@@ -44,7 +44,7 @@ ktap_plan 76
 rmmod usbeth || bail "cannot unload usbeth"
 out=$("$U" link show 2>&1)
 rc=$?
-insmod "$USBETH_KMOD" || bail "cannot load $USBETH_KMOD back"
+usbeth_load || bail "cannot load the usbeth module back"
 ktap_expect_eq no_module_exit_2 "$rc" 2
 ktap_expect_eq no_module_message "$out" "usbeth: the usbeth kernel module is not loaded (modprobe usbeth)"
 
@@ -261,7 +261,7 @@ ktap_expect_eq unprivileged_netns_exit_2 "$(rc_of "${nobody[@]}" "$U" -n "$A" li
 ktap_check version "$U" -V
 ktap_check link_help_lists_knobs grep -q 'ntb-rx-max SIZE' < <("$U" link help)
 # shellcheck source=../ip-extensions/usbeth.bash-completion
-source "$USBETH_TOP/ip-extensions/usbeth.bash-completion"
+source "$USBETH_COMPLETION"
 COMP_WORDS=(usbeth -n "$H" link set dev "") COMP_CWORD=6
 _usbeth
 ktap_check completion_live_devices grep -qx "$HD" < <(printf '%s\n' "${COMPREPLY[@]}")

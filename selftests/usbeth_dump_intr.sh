@@ -14,7 +14,7 @@
 #     and some were redone.
 source "$(dirname "$0")/lib.sh"
 
-RAW=$USBETH_TOP/selftests/tools/genl_raw.py
+RAW=$(ksft_helper genl_raw.py)
 NS=usbeth-dump CHURN=
 cleanup() {
 	[ -n "$CHURN" ] && kill "$CHURN" 2>/dev/null

@@ -10,7 +10,7 @@
 # lockdep report in the kernel log.
 source "$(dirname "$0")/lib.sh"
 
-FUZZ=$USBETH_TOP/selftests/tools/genl_fuzz
+FUZZ=$(ksft_helper genl_fuzz)
 COUNT=${USBETH_FUZZ_COUNT:-300000}
 stop=$(mktemp -u /tmp/fuzz-stop.XXXXXX)
 PLUG=

@@ -10,11 +10,11 @@
 # device_move() holds (kmod/device.c), through unbind and rebind.
 source "$(dirname "$0")/lib.sh"
 
-KO=${USBETH_KMOD_DIR:-$USBETH_TOP}/selftests/kmod/fake_gadget.ko
+KO=$(ksft_helper fake_gadget.ko)
 cleanup() { rmmod fake_gadget 2>/dev/null; ncm_teardown; }
 trap cleanup EXIT
 ktap_plan 11
-[ -r "$KO" ] || bail "no helper module $KO (make)"
+[ -r "$KO" ] || env_missing "no helper module $KO (make, or the kselftest install)"
 
 ncm_setup -s super
 G=$NCM_GADGET_NS D=$NCM_GADGET_IF

@@ -8,7 +8,7 @@
 # and changes nothing.
 source "$(dirname "$0")/lib.sh"
 
-RAW=$USBETH_TOP/selftests/tools/genl_raw.py
+RAW=$(ksft_helper genl_raw.py)
 trap e1k_teardown EXIT
 ktap_plan 9
 e1k_setup

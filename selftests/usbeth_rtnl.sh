@@ -9,7 +9,7 @@
 # hold rtnl; what is checked is the order of events, not times.
 source "$(dirname "$0")/lib.sh"
 
-KO=${USBETH_KMOD_DIR:-$USBETH_TOP}/selftests/kmod/rtnl_hold.ko
+KO=$(ksft_helper rtnl_hold.ko)
 HOLD=/sys/module/rtnl_hold/parameters/hold
 gpid=
 cleanup() {
@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 ktap_plan 10
-[ -r "$KO" ] || ktap_skip_all "$KO not built (make)"
+[ -r "$KO" ] || env_missing "no helper module $KO (make, or the kselftest install)"
 
 # waits_for_rtnl PID: wait until task PID sleeps in usbeth_hold(), where the
 # only thing that sleeps is its rtnl_lock(): the first frame of its kernel

@@ -83,6 +83,6 @@ until rmmod usbeth 2>/dev/null; do
 done
 ktap_check unload_with_monitor_and_dumps test ! -d /sys/module/usbeth
 wait "$dumps" 2>/dev/null
-ktap_check reload insmod "$USBETH_KMOD"
+ktap_check reload usbeth_load
 ktap_check family_back "$USBETHCTL" family
 ktap_finish

@@ -17,13 +17,14 @@
 #     sets a knob and gets it back.
 source "$(dirname "$0")/lib.sh"
 
-YNL_PY=$USBETH_TOP/selftests/tools/ynl_usbeth.py
+YNL_PY=$(ksft_helper ynl_usbeth.py)
 USBETH_YNL=${USBETH_YNL:-${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth}/ynl}
 export USBETH_YNL
 [ -f "$USBETH_YNL/tools/net/ynl/lib/ynl.py" ] ||
-	ktap_skip_all "the kernel's YNL library is not in $USBETH_YNL: run scripts/setup.sh"
+	env_missing "the kernel's YNL library is not in $USBETH_YNL (USBETH_YNL: a kernel tree's tools/net/ynl parent; scripts/setup.sh unpacks one)"
 python3 -c 'import yaml, jsonschema' 2>/dev/null ||
-	ktap_skip_all "python3-yaml or python3-jsonschema is missing: run scripts/setup.sh"
+	env_missing "python3-yaml or python3-jsonschema is missing"
+[ -r "$USBETH_SPEC" ] || env_missing "no family spec at $USBETH_SPEC"
 
 # yn NETNS ARGS...: ynl_usbeth.py in NETNS ("" = this one)
 yn() {
@@ -106,7 +107,7 @@ ktap_expect_eq refused_set_changed_nothing "$(sys rx_max) $(sys tx_max)" "8192 8
 kcli() {
 	local ns=$1
 	shift
-	in_ns "$ns" python3 "$USBETH_YNL/tools/net/ynl/cli.py" --spec "$USBETH_TOP/uapi/usbeth.yaml" \
+	in_ns "$ns" python3 "$USBETH_YNL/tools/net/ynl/cli.py" --spec "$USBETH_SPEC" \
 		--schema "$USBETH_YNL/Documentation/netlink/genetlink-legacy.yaml" "$@"
 }
 kcli "$H" --do set --json "{\"ifname\": \"$D\", \"tx-timer-usecs\": 400}" > /dev/null

@@ -24,14 +24,14 @@
 # socket, or the daemon exiting.
 source "$(dirname "$0")/lib.sh"
 
-D=$USBETH_TOP/usbethd/usbethd
+D=$USBETHD
 W=/tmp/usbethd-test
 BUILTIN=$W/builtin
 ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
 CYCLES=${USBETHD_CYCLES:-100}
 DPID= DFD= NPID= NFD= NIC= ENS=usbethd-nic
 
-[ -x "$D" ] || ktap_skip_all "usbethd not built (make -C usbethd)"
+need_usbeth_prog USBETHD
 cleanup() {
 	local rc=$?
 	[ -n "$DPID" ] && kill -CONT "$DPID" 2>/dev/null && kill "$DPID" 2>/dev/null
@@ -342,11 +342,11 @@ if command -v udevadm > /dev/null; then
 	mkdir -p /run/udev/rules.d /run/systemd/network
 	ln -sf /dev/null /run/udev/rules.d/80-net-setup-link.rules
 	ln -sf /dev/null /run/systemd/network/99-default.link
-	sed "s|@SBINDIR@|$USBETH_TOP/usbethd|g" "$USBETH_TOP/packaging/90-usbeth.rules" > /run/udev/rules.d/90-usbeth.rules
+	usbeth_udev_rule > /run/udev/rules.d/90-usbeth.rules || bail "no installed udev rule 90-usbeth.rules"
 	# urun DEV: what udev would run for DEV's add, our rule's part
 	urun() {
 		udevadm test --action=add "/sys/class/net/$1" > "$W/udev.$1" 2>&1
-		grep -F "run: '$USBETH_TOP/usbethd/usbethd --apply $1'" "$W/udev.$1"
+		grep -F "run: '$D --apply $1'" "$W/udev.$1"
 	}
 	ktap_check udev_rule_runs_apply_for_usb_host urun "$host"
 	ktap_check udev_rule_runs_apply_for_gadget urun "$gadget"

@@ -10,7 +10,7 @@
 # guest's root. usbethd reads no profile that another user may write, and
 # the checkout (seen over 9p with the host's owners) may be a user's.
 stage_profiles() {
-	rm -rf "$1" && mkdir -p "$1" && cp "$USBETH_TOP"/usbethd/profiles.d/*.json "$1"/ &&
+	rm -rf "$1" && mkdir -p "$1" && cp "$USBETH_PROFILES"/*.json "$1"/ &&
 		chmod 0755 "$1" && chmod 0644 "$1"/*.json
 }
 

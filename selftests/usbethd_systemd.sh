@@ -35,25 +35,40 @@ cleanup() {
 }
 trap cleanup EXIT
 ktap_plan 11
-[ -x "$SD" ] || ktap_skip_all "no systemd ($SD)"
+[ -x "$SD" ] || env_missing "no systemd ($SD)"
 command -v unshare > /dev/null && command -v nsenter > /dev/null ||
-	ktap_skip_all "unshare/nsenter (util-linux) missing"
+	env_missing "unshare/nsenter (util-linux) missing"
+need_usbeth_prog USBETHD
 
 # sc CMD...: a command inside the systemd's namespaces (systemctl refuses
 # to talk to a PID 1 outside its own PID namespace)
 sc() { nsenter -t "$sdpid" -p -m -r -w "$@"; }
 
 # --- the unit, as packaged; udev masked (it would rename netdevs under
-# the other tests' feet); the boot target pulls nothing
-rm -rf "$U" "$STAGE" && mkdir -p "$U/usbethd.service.d" "$STAGE/sbin"
-cp "$USBETH_TOP/usbethd/usbethd" "$STAGE/sbin/" && cp -r "$USBETH_TOP/usbethd/profiles.d" "$STAGE/" ||
-	bail "cannot stage the daemon in $STAGE"
-sed "s|@SBINDIR@|$STAGE/sbin|" "$USBETH_TOP/packaging/usbethd.service" > "$U/usbethd.service"
-cat > "$U/usbethd.service.d/selftest.conf" <<EOF2
+# the other tests' feet); the boot target pulls nothing. Installed
+# (USBETH_TOP unset): the unit systemd finds where the package put it,
+# untouched. From a tree: the tree's unit as a runtime unit, with the
+# daemon and its profiles staged under /run (PrivateTmp= would hide a tree
+# under /tmp) and a drop-in pointing ExecStart there.
+rm -rf "$U" "$STAGE" && mkdir -p "$U"
+if [ -n "${USBETH_TOP:-}" ]; then
+	mkdir -p "$U/usbethd.service.d" "$STAGE/sbin"
+	cp "$USBETHD" "$STAGE/sbin/usbethd" && cp -r "$USBETH_PROFILES" "$STAGE/profiles.d" ||
+		bail "cannot stage the daemon in $STAGE"
+	sed "s|@SBINDIR@|$STAGE/sbin|" "$USBETH_TOP/packaging/usbethd.service" > "$U/usbethd.service"
+	cat > "$U/usbethd.service.d/selftest.conf" <<EOF2
 [Service]
 ExecStart=
 ExecStart=$STAGE/sbin/usbethd -d $STAGE/profiles.d
 EOF2
+else
+	unit=
+	for d in /etc/systemd/system /usr/lib/systemd/system /lib/systemd/system; do
+		[ -r "$d/usbethd.service" ] && { unit=$d/usbethd.service; break; }
+	done
+	[ -n "$unit" ] || env_missing "no installed usbethd.service (install usbethd)"
+	ktap_info "the installed unit: $unit"
+fi
 for m in systemd-udevd.service systemd-udev-trigger.service systemd-udev-settle.service \
 	 systemd-udevd-control.socket systemd-udevd-kernel.socket; do
 	ln -s /dev/null "$U/$m"

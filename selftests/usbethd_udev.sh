@@ -25,8 +25,8 @@
 # empty), nlwait, a monitor line.
 source "$(dirname "$0")/lib.sh"
 
-D=${USBETHD:-$USBETH_TOP/usbethd/usbethd}	# USBETHD: another build, to compare
-CLI=$USBETH_TOP/ip-extensions/usbeth
+D=$USBETHD	# USBETHD=...: another build, to compare
+CLI=$USBETH_CLI
 W=/tmp/usbethd-udev
 BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
 UDEVD=/lib/systemd/systemd-udevd
@@ -34,11 +34,12 @@ MAC=00:00:5e:00:53:01		# universal (IANA documentation): renamed
 ENX=enx00005e005301
 DPID='' DFD='' MPID='' MFD='' UPID=''
 
-[ -x "$D" ] || ktap_skip_all "usbethd not built (make -C usbethd)"
+need_usbeth_prog USBETHD
+need_usbeth_prog USBETH_CLI
 [ -x "$UDEVD" ] && command -v udevadm > /dev/null ||
-	ktap_skip_all "no systemd-udevd (Debian: apt-get install udev)"
+	env_missing "no systemd-udevd (Debian: apt-get install udev)"
 [ -e /lib/systemd/network/73-usb-net-by-mac.link ] ||
-	ktap_skip_all "no 73-usb-net-by-mac.link (Debian's udev renames USB NICs with it)"
+	env_missing "no 73-usb-net-by-mac.link (Debian's udev renames USB NICs with it)"
 # The tests run chrooted into the host's root (vm/init): udevadm and udevd
 # would take that for a container build and ignore their requests.
 export SYSTEMD_IGNORE_CHROOT=1
@@ -51,7 +52,7 @@ cleanup() {
 	[ -n "$UPID" ] && kill "$UPID" 2>/dev/null
 	wait 2>/dev/null
 	rm -f /run/udev/rules.d/90-usbeth.rules
-	[ -d /sys/module/usbeth ] || insmod "$USBETH_KMOD" 2>/dev/null
+	[ -d /sys/module/usbeth ] || usbeth_load 2>/dev/null
 	if [ $rc -ne 0 ] || [ "$__ktap_fail" -gt 0 ]; then
 		sed 's/^/# usbethd: /' "$LOG"
 		[ -e "$W/monitor.log" ] && sed 's/^/# monitor: /' "$W/monitor.log"
@@ -89,10 +90,14 @@ EOF
 ktap_plan 36
 
 # --- udevd, as on a Debian system: its rules and .link files, and ours
-# (RUN pointed at this checkout's daemon and the test's directories)
+# (the installed rule, or the tree's, with RUN pointed at $D and the
+# test's directories; in /run it takes the place of an installed one)
 mkdir -p /run/udev/rules.d
-sed "s|@SBINDIR@/usbethd|$D -d $BUILTIN -d $ADMIN --runtime-dir $RUN|" \
-	"$USBETH_TOP/packaging/90-usbeth.rules" > /run/udev/rules.d/90-usbeth.rules
+rule=$(usbeth_udev_rule) || bail "no installed udev rule 90-usbeth.rules"
+sed -E "s|RUN\+=\"[^\" ]*/usbethd |RUN+=\"$D -d $BUILTIN -d $ADMIN --runtime-dir $RUN |" \
+	<<< "$rule" > /run/udev/rules.d/90-usbeth.rules
+grep -qF "RUN+=\"$D -d $BUILTIN" /run/udev/rules.d/90-usbeth.rules ||
+	bail "the udev rule has no RUN+= of usbethd to point at the test's daemon"
 # --daemon: the parent exits once the control socket listens
 "$UDEVD" --daemon || bail "systemd-udevd did not start"
 UPID=$(pidof systemd-udevd)
@@ -189,7 +194,7 @@ ktap_check monitor_sees_unload mon "^\[unloaded\]"
 out=$("$D" -d "$BUILTIN" --runtime-dir "$W/run2" 2>&1)
 ktap_expect_eq no_module_daemon_exits_2 "$?" 2
 ktap_check no_module_daemon_says_why grep -q "the usbeth kernel module is not loaded (modprobe usbeth)" <<< "$out"
-insmod "$USBETH_KMOD" || bail "cannot load $USBETH_KMOD back"
+usbeth_load || bail "cannot load the usbeth module back"
 ktap_check daemon_sees_reload dexpect "the usbeth module is back: resync"
 ktap_check monitor_sees_reload mon "^\[loaded\]"
 dmark

@@ -27,8 +27,10 @@ import time
 
 import yaml
 
+# the family's spec: USBETH_SPEC (selftests/lib.sh: the tree's or the
+# installed one), else the checkout this file is in
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SPEC = os.path.join(TOP, 'uapi', 'usbeth.yaml')
+SPEC = os.environ.get('USBETH_SPEC') or os.path.join(TOP, 'uapi', 'usbeth.yaml')
 
 
 def ynl_dir():
