@@ -46,7 +46,7 @@ pkgs=(
 	libmnl-dev libjson-c-dev udev
 	sparse shellcheck clang-14 libclang-rt-14-dev
 	dkms debhelper
-	python3 python3-yaml python3-jsonschema mandoc
+	python3 python3-yaml python3-jsonschema mandoc rsync
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -298,11 +298,20 @@ ln -sfn "checkpatch-$series" "$cache/checkpatch"
 # is validated and uapi/linux/usbeth.h generated with them
 # (scripts/ynl-gen.sh, make uapi), and the VM test usbeth_ynl.sh drives the
 # family with the library. The package's version is kept in VERSION.
+# From the same package, the kselftest framework (the selftests' Makefile,
+# lib.mk, run_kselftest.sh and kselftest/, and the one file of scripts/ the
+# Makefile includes): `make check` installs selftests/ as the kselftest
+# target `usbeth` through it (scripts/kselftest-install.sh) and runs the
+# installed list with run_kselftest.sh. .complete names what was taken, so
+# a cache from before a piece was added is refreshed.
 ynl_series=6.12
 ynl_dir=$cache/ynl-$ynl_series
-if [ ! -f "$ynl_dir/.complete" ]; then
+ynl_pieces="tools/net/ynl Documentation/netlink tools/testing/selftests/Makefile
+	tools/testing/selftests/lib.mk tools/testing/selftests/run_kselftest.sh
+	tools/testing/selftests/kselftest scripts/subarch.include"
+if [ "$(cat "$ynl_dir/.complete" 2>/dev/null)" != "$(echo $ynl_pieces)" ]; then
 	apt_prepare trixie
-	say "fetching tools/net/ynl and Documentation/netlink from linux-source-$ynl_series"
+	say "fetching $(echo $ynl_pieces) from linux-source-$ynl_series"
 	rm -rf "$ynl_dir" && mkdir -p "$ynl_dir"
 	(cd "$ynl_dir" && apt_q trixie apt-get download -q "linux-source-$ynl_series" 2>&1 |
 		grep -v '^W: Download is performed unsandboxed' | grep -E '^(E|W):' >&2 || true)
@@ -310,11 +319,10 @@ if [ ! -f "$ynl_dir/.complete" ]; then
 	dpkg-deb --fsys-tarfile "$ynl_dir"/linux-source-*.deb |
 		tar -xO "./usr/src/linux-source-$ynl_series.tar.xz" |
 		tar -xJ -C "$ynl_dir" --strip-components=1 \
-			"linux-source-$ynl_series/tools/net/ynl" \
-			"linux-source-$ynl_series/Documentation/netlink"
+			$(for p in $ynl_pieces; do echo "linux-source-$ynl_series/$p"; done)
 	dpkg-deb -f "$ynl_dir"/linux-source-*.deb Version > "$ynl_dir/VERSION"
 	rm -f "$ynl_dir"/*.deb
-	touch "$ynl_dir/.complete"
+	echo $ynl_pieces > "$ynl_dir/.complete"
 fi
 ln -sfn "ynl-$ynl_series" "$cache/ynl"
 

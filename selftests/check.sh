@@ -7,6 +7,15 @@
 #   N passed, N failed[, N skipped]
 # counting every leaf test. Exits non-zero if anything failed.
 #
+# On one kernel of the matrix, the first built with this machine's compiler
+# (6.1), the suite runs as a user of the packages would run it: usbeth
+# installed (scripts/kselftest-install.sh: `make install`, the module where
+# DKMS puts it, the selftests installed as the kselftest target `usbeth` by
+# the kernel's own tools/testing/selftests Makefile), and the installed list
+# run by run_kselftest.sh, with nothing of this tree in the tests' way
+# (selftests/vm/guest-run.sh --installed). The other kernels run the suite
+# from the tree.
+#
 # `make check-debug` (check.sh --debug): the VM suite and the tests that need
 # a debug kernel (selftests/Makefile: DEBUG_TEST_PROGS) on the debug kernel
 # (scripts/build-debug-kernel.sh builds it, once), where lockdep, KASAN,
@@ -75,12 +84,34 @@ else
 	vmtimeout=${USBETH_VM_TIMEOUT:-1500}
 fi
 [ ${#kernels[@]} -gt 0 ] || { echo "not ok vm_suite # no kernel (scripts/setup.sh)"; F=$((F + 1)); }
+# the kernel of the installed (kselftest) run
+installed_k=
+if [ $debug -eq 0 ]; then
+	for k in "${kernels[@]}"; do
+		( eval "$("$top/scripts/kernel-env.sh" "$k")" && [ -z "$KBUILDROOT" ] ) &&
+			{ installed_k=$k; break; }
+	done
+	[ -n "$installed_k" ] ||
+		echo "# no kernel of this selection is built with this machine's compiler: no installed (kselftest) run"
+fi
 times=()
 for k in "${kernels[@]}"; do
-	echo "== VM suite on kernel $k"
 	kstart=$SECONDS
-	(cd "$here" && ./vm/run-vm.sh -K "$k" -t "$vmtimeout" -o "$out/vm-$k" "${vmtests[@]}")
-	vmrc=$?
+	if [ "$k" = "$installed_k" ]; then
+		echo "== VM suite on kernel $k, installed: run_kselftest.sh"
+		if "$top/scripts/kselftest-install.sh" "$k" "$top/build/kselftest"; then
+			(cd "$here" && ./vm/run-vm.sh -K "$k" -t "$vmtimeout" -o "$out/vm-$k" -I "$top/build/kselftest")
+			vmrc=$?
+		else
+			echo "not ok kselftest_install@$k # scripts/kselftest-install.sh failed"
+			F=$((F + 1))
+			vmrc=0
+		fi
+	else
+		echo "== VM suite on kernel $k"
+		(cd "$here" && ./vm/run-vm.sh -K "$k" -t "$vmtimeout" -o "$out/vm-$k" "${vmtests[@]}")
+		vmrc=$?
+	fi
 	# run-vm.sh keeps its logs in the -o directory whether it passed or
 	# failed; none there means it never booted (counted just below)
 	[ -f "$out/vm-$k/ktap.log" ] && tally "$out/vm-$k/ktap.log"

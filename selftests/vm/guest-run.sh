@@ -6,12 +6,32 @@
 # two spaces in), then unload the module. Exit 0 only when every test passed
 # or skipped and the module unloaded.
 #   guest-run.sh TEST...      (USBETH_TOP, USBETH_KMOD from the job script)
+#
+#   guest-run.sh --installed STAGE
+#       usbeth as a machine has it once installed: STAGE/root/usr
+#       (scripts/kselftest-install.sh) over /usr, so the module is
+#       modprobe'd from /usr/lib/modules, usbeth and usbethd are on PATH, and
+#       the selftests are the kselftest install in /usr/lib/usbeth/kselftest;
+#       its run_kselftest.sh runs the whole installed list, with nothing of
+#       the tree in the tests' environment. Its TAP is shown (and counted)
+#       in this script's KTAP form: each test's lines nested two spaces in.
+#
+# The tests run with USBETH_STRICT=1: a test whose environment is missing
+# fails here instead of skipping (selftests/lib.sh).
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export LC_ALL=C
+export LC_ALL=C USBETH_STRICT=1
 per_test_timeout=${USBETH_TEST_TIMEOUT:-300}
 kmod=${USBETH_KMOD:?}
-n=$(( $# + 2 ))
+stage=
+if [ "${1:-}" = --installed ]; then
+	stage=${2:?}
+	shift 2
+	kst=/usr/lib/usbeth/kselftest
+	n=$(( $(wc -l < "$stage/root$kst/kselftest-list.txt") + 2 ))
+else
+	n=$(( $# + 2 ))
+fi
 # A debug kernel (make check-debug) has kmemleak: one more result, at the end.
 kml=/sys/kernel/debug/kmemleak
 [ -w "$kml" ] && n=$((n + 1))
@@ -53,7 +73,71 @@ if [ -w "$kml" ]; then
 	echo scan > "$kml"
 	echo clear > "$kml"
 fi
-if insmod "$kmod"; then
+# install_stage: STAGE's /usr over this machine's (a read-only overlay:
+# what the stage has, then what the host has), and check that the system
+# now finds usbeth where an installed one is.
+install_stage() {
+	modprobe overlay || return 1
+	mount -t overlay usbeth-installed -o "lowerdir=$stage/root/usr:/usr" /usr || return 1
+	hash -r
+	local p
+	p=$(modinfo -n usbeth 2>&1)
+	[ "$p" = "/lib/modules/$(uname -r)/updates/dkms/usbeth.ko" ] ||
+		{ echo "# modinfo -n usbeth: $p"; return 1; }
+	if [ "$(command -v usbeth)" != /usr/bin/usbeth ] || [ "$(command -v usbethd)" != /usr/sbin/usbethd ]; then
+		echo "# usbeth, usbethd on PATH: $(command -v usbeth) $(command -v usbethd)"
+		return 1
+	fi
+	usbeth -V > /dev/null || return 1
+}
+
+# kselftest_ktap FIRST COUNTFILE: run_kselftest.sh's TAP as this script's
+# KTAP: its own lines (plan, "# selftests: ...", timeouts) as comments, each
+# test's output (prefixed "# " by the runner) nested two spaces in, each
+# result numbered from FIRST and named NAME@KERNEL; "results=N failed=N"
+# in COUNTFILE at the end.
+kselftest_ktap() {
+	awk -v first="$1" -v cnt="$2" -v kernel="$kernel" '
+	function out(l) { print l; fflush() }
+	/^TAP version / || /^1\.\.[0-9]+$/ { out("# run_kselftest.sh: " $0); next }
+	/^# (selftests: |timeout set to |overriding timeout to )/ { out($0); next }
+	/^(not )?ok [0-9]+ selftests: usbeth: / {
+		nok = ($1 == "not")
+		rest = $0
+		sub(/^(not )?ok [0-9]+ selftests: usbeth: /, "", rest)
+		name = rest; sub(/ .*/, "", name); sub(/\.sh$/, "", name)
+		dir = ""; if (rest ~ / # /) { dir = rest; sub(/^[^#]*# /, " # ", dir) }
+		i = first + k++
+		failed += nok
+		out((nok ? "not ok " : "ok ") i " " name "@" kernel dir)
+		next
+	}
+	/^# / { out("  " substr($0, 3)); next }
+	/^#$/ { out("  "); next }
+	{ out("# " $0) }
+	END { print "results=" k + 0 " failed=" failed + 0 > cnt }'
+}
+
+if [ -n "$stage" ]; then
+	if install_stage; then
+		result OK installed
+	else
+		result FAIL installed "STAGE/root/usr over /usr"
+	fi
+	echo "# run_kselftest.sh -c usbeth from $kst ($(wc -l < "$kst/kselftest-list.txt") tests)"
+	(
+		unset USBETH_TOP USBETH_KMOD USBETH_KMOD_DIR
+		cd "$kst" && ./run_kselftest.sh -c usbeth 2>&1
+	) | kselftest_ktap $((i + 1)) /run/guest-run.kselftest
+	kn=$(wc -l < "$kst/kselftest-list.txt")
+	read -r kr kf < <(sed -n 's/^results=\([0-9]*\) failed=\([0-9]*\)$/\1 \2/p' /run/guest-run.kselftest)
+	i=$((i + kn))
+	failed=$((failed + ${kf:-1}))
+	if [ "${kr:-0}" -ne "$kn" ]; then
+		echo "# run_kselftest.sh: ${kr:-no} results for $kn tests in the list"
+		failed=$((failed + 1))
+	fi
+elif insmod "$kmod"; then
 	result OK module_load
 else
 	result FAIL module_load "insmod failed"

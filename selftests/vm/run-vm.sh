@@ -7,9 +7,13 @@
 # unload the module, and exit with the guest's verdict.
 #
 #   run-vm.sh [-K KERNEL] [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST...
+#   run-vm.sh [-K KERNEL] [-t TIMEOUT_S] [-o LOGDIR] [-q] -I STAGE
 #
 # KERNEL names a kernel of the matrix (scripts/kernels.conf: 6.1, 6.12, 7.3;
 # default: the first); the module is the one built for it, build/kmod/KERNEL.
+# -I: no tests from the tree: STAGE (scripts/kselftest-install.sh) is laid
+# over the guest's /usr as an installed usbeth, and the installed kselftest
+# list runs through run_kselftest.sh (guest-run.sh --installed).
 #
 # The run fails when: a test fails; the module does not unload; the guest
 # does not finish within the timeout (it is killed, and we say so); or the
@@ -36,19 +40,27 @@ kmod=
 kernel=
 quiet=0
 orig_args=("$@")
-usage="usage: run-vm.sh [-K KERNEL] [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] TEST..."
-while getopts "K:t:o:k:q" o; do
+stage=
+usage="usage: run-vm.sh [-K KERNEL] [-t TIMEOUT_S] [-o LOGDIR] [-k KMOD.ko] [-q] { TEST... | -I STAGE }"
+while getopts "K:t:o:k:qI:" o; do
 	case $o in
 	K) kernel=$OPTARG ;;
 	t) timeout_s=$OPTARG ;;
 	o) logdir=$OPTARG ;;
 	k) kmod=$OPTARG ;;
 	q) quiet=1 ;;
+	I) stage=$(readlink -f "$OPTARG") ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "run-vm: no test given" >&2; exit 2; }
+if [ -n "$stage" ]; then
+	[ -f "$stage/root/usr/lib/usbeth/kselftest/kselftest-list.txt" ] ||
+		{ echo "run-vm: $stage is no kselftest stage (scripts/kselftest-install.sh)" >&2; exit 2; }
+	[ $# -eq 0 ] || { echo "run-vm: -I runs the installed list, no TEST" >&2; exit 2; }
+else
+	[ $# -gt 0 ] || { echo "run-vm: no test given" >&2; exit 2; }
+fi
 
 # A run lost to the TCG text-patching flake (exit 3, below) is run once
 # more with single-threaded TCG; the lost run's logs are kept beside.
@@ -99,7 +111,11 @@ fi
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	printf 'exec /bin/bash %q' "$here/guest-run.sh"
-	printf ' %q' "${tests[@]}"
+	if [ -n "$stage" ]; then
+		printf ' --installed %q' "$stage"
+	else
+		printf ' %q' "${tests[@]}"
+	fi
 	echo
 } > "$run/job.sh"
 : > "$run/ktap.log"
