@@ -10,6 +10,8 @@
 #      kept under build/fuzz/ and named here, to be fixed and then copied
 #      into fuzz/regressions/.
 here=$(cd "$(dirname "$0")" && pwd)
+# a host test of this checkout: its tree, and lib.sh's helpers only (no module)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 source "$here/../lib.sh"
 top=$USBETH_TOP
 cli=$top/ip-extensions

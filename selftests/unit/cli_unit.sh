@@ -7,6 +7,8 @@
 # schema. The test program prints its own KTAP; this passes it and its exit
 # code on.
 here=$(cd "$(dirname "$0")" && pwd)
+# a host test of this checkout: its tree, and lib.sh's helpers only (no module)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 source "$here/../lib.sh"
 top=$USBETH_TOP
 

@@ -3,6 +3,8 @@
 # The VM runner's kernel-log checker passes a clean boot log and catches
 # each kind of failure the harness promises to catch.
 here=$(cd "$(dirname "$0")" && pwd)
+# a host test of this checkout: its tree, and lib.sh's helpers only (no module)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 source "$here/../lib.sh"
 chk=$here/../vm/check-klog.sh
 ktap_plan 10

@@ -5,6 +5,8 @@
 # compiler, with W=1 and no warning, is sparse clean (C=2) on each, and is
 # checkpatch clean (--strict), as kernel code must be.
 here=$(cd "$(dirname "$0")" && pwd)
+# a host test of this checkout: its tree, and lib.sh's helpers only (no module)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 source "$here/../lib.sh"
 top=$USBETH_TOP
 if ! kernels=$("$top/scripts/kernel-env.sh" --list); then

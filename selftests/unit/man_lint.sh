@@ -3,6 +3,8 @@
 # The man pages pass mandoc's lint at warning level (a date it cannot
 # parse, a bad macro, a missing section): what man(1) would show wrong.
 here=$(cd "$(dirname "$0")" && pwd)
+# a host test of this checkout: its tree, and lib.sh's helpers only (no module)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 source "$here/../lib.sh"
 command -v mandoc > /dev/null || ktap_skip_all "no mandoc (Debian: apt-get install mandoc; scripts/setup.sh installs it)"

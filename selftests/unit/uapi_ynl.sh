@@ -22,6 +22,8 @@
 # The check functions run through ktap_check, which shellcheck cannot see.
 # shellcheck disable=SC2317
 here=$(cd "$(dirname "$0")" && pwd)
+# a host test of this checkout: its tree, and lib.sh's helpers only (no module)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 source "$here/../lib.sh"
 top=$USBETH_TOP

@@ -7,6 +7,8 @@
 # inputs. The growing corpus is kept under build/usbethd-fuzz/ between runs;
 # a crashing input is left there and printed.
 here=$(cd "$(dirname "$0")" && pwd)
+# a host test of this checkout: its tree, and lib.sh's helpers only (no module)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 source "$here/../lib.sh"
 top=$USBETH_TOP
 secs=${USBETHD_FUZZ_SECONDS:-20}

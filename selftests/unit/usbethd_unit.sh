@@ -5,6 +5,8 @@
 # hostile inputs, matching, specificity and priority, "extends", profile
 # directories (override by name, masking), on the built-in profiles too.
 here=$(cd "$(dirname "$0")" && pwd)
+# a host test of this checkout: its tree, and lib.sh's helpers only (no module)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 source "$here/../lib.sh"
 top=$USBETH_TOP
 
