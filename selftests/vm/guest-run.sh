@@ -51,7 +51,11 @@ result() { # result OK|FAIL|SKIP NAME [REASON]
 
 echo "KTAP version 1"
 echo "1..$n"
-echo "# kernel $kernel ($(uname -r)), module $kmod"
+if [ -n "$stage" ]; then
+	echo "# kernel $kernel ($(uname -r)), usbeth installed from $stage (modprobe usbeth)"
+else
+	echo "# kernel $kernel ($(uname -r)), module $kmod"
+fi
 
 # Keep the kernel's timestamping static key on for the whole run (a socket
 # with SO_TIMESTAMP holds it): ping turns it on and off with every socket,
