@@ -11,7 +11,8 @@
 #       usbeth as a machine has it once installed: STAGE/root/usr
 #       (scripts/kselftest-install.sh) over /usr, so the module is
 #       modprobe'd from /usr/lib/modules, usbeth and usbethd are on PATH, and
-#       the selftests are the kselftest install in /usr/lib/usbeth/kselftest;
+#       the selftests are the kselftest install in /usr/lib/usbeth/kselftest
+#       (and the checkout is hidden under an empty tmpfs);
 #       its run_kselftest.sh runs the whole installed list, with nothing of
 #       the tree in the tests' environment. Its TAP is shown (and counted)
 #       in this script's KTAP form: each test's lines nested two spaces in.
@@ -93,6 +94,10 @@ install_stage() {
 		return 1
 	fi
 	usbeth -V > /dev/null || return 1
+	# The checkout is hidden from here on (an empty read-only tmpfs over
+	# it; the overlay and this script's open file keep working): a test
+	# that still reached into the tree would fail.
+	mount -t tmpfs -o ro,size=4k usbeth-no-tree "$USBETH_TOP"
 }
 
 # kselftest_ktap FIRST COUNTFILE: run_kselftest.sh's TAP as this script's
@@ -126,9 +131,9 @@ if [ -n "$stage" ]; then
 	if install_stage; then
 		result OK installed
 	else
-		result FAIL installed "STAGE/root/usr over /usr"
+		result FAIL installed "STAGE/root/usr over /usr, the checkout hidden"
 	fi
-	echo "# run_kselftest.sh -c usbeth from $kst ($(wc -l < "$kst/kselftest-list.txt") tests)"
+	echo "# the checkout $USBETH_TOP is hidden; run_kselftest.sh -c usbeth from $kst ($(wc -l < "$kst/kselftest-list.txt") tests)"
 	(
 		unset USBETH_TOP USBETH_KMOD USBETH_KMOD_DIR
 		cd "$kst" && ./run_kselftest.sh -c usbeth 2>&1
