@@ -112,7 +112,7 @@ for k in $kernels; do
 	for d in "$top/build/deb/$rel"/usbeth*.deb "$top/build/deb/$rel"/libusbeth*.deb; do
 		[ -e "$d" ] && [[ $d != *-dbgsym_* ]] && debs+=("$(basename "$d")")
 	done
-	if [ ${#debs[@]} -lt 5 ]; then
+	if [ ${#debs[@]} -lt 6 ]; then
 		top_result "install_$KLABEL" fail "no packages in build/deb/$rel: make deb"
 		continue
 	fi
@@ -147,7 +147,7 @@ for k in $kernels; do
 		"xz -dcf '$root/$ko' 2>/dev/null | zstd -dcf 2>/dev/null | strings | grep -F 'GCC: $cc_id' | grep -q ."
 	sub usbethd_enabled test -L "$root/etc/systemd/system/multi-user.target.wants/usbethd.service"
 	# what dpkg installed (and the module DKMS built), for the purge check
-	chroot "$root" dpkg -L usbeth usbethd usbeth-dkms libusbeth0 libusbeth-dev 2>/dev/null |
+	chroot "$root" dpkg -L usbeth usbethd usbeth-dkms libusbeth0 libusbeth-dev usbeth-tests 2>/dev/null |
 		grep -v '^/\.$' | sort -u > "$w/files.before"
 	[ -n "$ko" ] && echo "/$ko" >> "$w/files.before"
 	# make install lays out the same files (paths; not the docs dh adds)
