@@ -41,11 +41,14 @@
 USBETH_SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export USBETH_SELFTESTS
 
-# ksft_helper NAME: a helper of the tests, by name, next to them.
+# ksft_helper NAME: a helper of the tests, by name, next to them. The
+# per-kernel build of a checkout's test modules (USBETH_KMOD_DIR) comes
+# before kmod/ beside the tests, which may hold a build for another kernel
+# (make -C selftests/kmod builds for the running one).
 ksft_helper() {
 	local d
-	for d in "$USBETH_SELFTESTS" "$USBETH_SELFTESTS/tools" "$USBETH_SELFTESTS/kmod" \
-		 ${USBETH_KMOD_DIR:+"$USBETH_KMOD_DIR/selftests/kmod"}; do
+	for d in "$USBETH_SELFTESTS" "$USBETH_SELFTESTS/tools" \
+		 ${USBETH_KMOD_DIR:+"$USBETH_KMOD_DIR/selftests/kmod"} "$USBETH_SELFTESTS/kmod"; do
 		[ -e "$d/$1" ] && { echo "$d/$1"; return 0; }
 	done
 	echo "$USBETH_SELFTESTS/tools/$1"

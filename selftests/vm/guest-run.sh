@@ -29,7 +29,8 @@ if [ "${1:-}" = --installed ]; then
 	stage=${2:?}
 	shift 2
 	kst=/usr/lib/usbeth/kselftest
-	n=$(( $(wc -l < "$stage/root$kst/kselftest-list.txt") + 2 ))
+	kn=$(wc -l < "$stage/root$kst/kselftest-list.txt")
+	n=$((kn + 2))
 else
 	n=$(( $# + 2 ))
 fi
@@ -133,12 +134,11 @@ if [ -n "$stage" ]; then
 	else
 		result FAIL installed "STAGE/root/usr over /usr, the checkout hidden"
 	fi
-	echo "# the checkout $USBETH_TOP is hidden; run_kselftest.sh -c usbeth from $kst ($(wc -l < "$kst/kselftest-list.txt") tests)"
+	echo "# the checkout $USBETH_TOP is hidden; run_kselftest.sh -c usbeth from $kst ($kn tests)"
 	(
 		unset USBETH_TOP USBETH_KMOD USBETH_KMOD_DIR
 		cd "$kst" && ./run_kselftest.sh -c usbeth 2>&1
 	) | kselftest_ktap $((i + 1)) /run/guest-run.kselftest
-	kn=$(wc -l < "$kst/kselftest-list.txt")
 	read -r kr kf < <(sed -n 's/^results=\([0-9]*\) failed=\([0-9]*\)$/\1 \2/p' /run/guest-run.kselftest)
 	i=$((i + kn))
 	failed=$((failed + ${kf:-1}))
