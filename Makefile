@@ -46,7 +46,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 export CC CFLAGS
 
-.PHONY: all kmod userspace clean demo check check-debug bench install deb check-packages uapi
+.PHONY: all kmod userspace clean demo check check-debug bench bench-data install deb check-packages uapi
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -98,6 +98,11 @@ bench: all
 		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/bench.sh && \
 		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/usbethd_bench.sh || exit 1; \
 	done
+
+# the data plane under each configuration and profile, every kernel of the
+# selection: build/bench/report.md and plots (docs/performance.md is a copy)
+bench-data: all
+	scripts/bench-data.sh $(KLABELS)
 
 install:
 	$(MAKE) -C lib install PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR)

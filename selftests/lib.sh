@@ -184,7 +184,7 @@ NCM_HOST_NS=ncm-host NCM_GADGET_NS=ncm-gadget
 NCM_HOST_ADDR=10.200.0.1 NCM_GADGET_ADDR=10.200.0.2
 NCM_HOST_IF= NCM_GADGET_IF=
 
-# ncm_setup [-s super|high] [-v VID] [-p PID] [-q QMULT] [-m HOST_MAC]
+# ncm_setup [-s super|high|full] [-v VID] [-p PID] [-q QMULT] [-m HOST_MAC]
 # Load dummy_hcd at the given speed (default super), make a configfs NCM
 # gadget posing as VID:PID (default 1d6b:0104) and plug it in.
 ncm_setup() {
@@ -192,7 +192,7 @@ ncm_setup() {
 	ncm_plug
 }
 
-# ncm_create [-s super|high] [-v VID] [-p PID] [-q QMULT]: ncm_setup without
+# ncm_create [-s super|high|full] [-v VID] [-p PID] [-q QMULT]: ncm_setup without
 # the plug: the gadget is made, not bound to the UDC (so it has no netdev
 # yet: u_ether registers it at the first bind).
 ncm_create() {
@@ -207,11 +207,12 @@ ncm_create() {
 		*) bail "ncm_setup: bad option" ;;
 		esac
 	done
-	local want
+	local want hs
 	case $speed in
-	super) want=Y ;;
-	high) want=N ;;
-	*) bail "ncm_setup: speed '$speed' is not super or high" ;;
+	super) want=Y hs=Y ;;
+	high) want=N hs=Y ;;
+	full) want=N hs=N ;;
+	*) bail "ncm_setup: speed '$speed' is not super, high or full" ;;
 	esac
 	# dummy_hcd stays loaded between tests: on 6.1, reloading it after
 	# u_ether detached a netdev from its gadget (device_move to no parent)
@@ -219,17 +220,15 @@ ncm_create() {
 	# fail to register ("kobject_add_internal failed for usb0 ... parent:
 	# net"). Reload only to change speed.
 	if [ -d /sys/module/dummy_hcd ] &&
-	   [ "$(cat /sys/module/dummy_hcd/parameters/is_super_speed)" != "$want" ]; then
+	   { [ "$(cat /sys/module/dummy_hcd/parameters/is_super_speed)" != "$want" ] ||
+	     [ "$(cat /sys/module/dummy_hcd/parameters/is_high_speed)" != "$hs" ]; }; then
 		rmmod dummy_hcd || bail "rmmod dummy_hcd (to change speed)"
 	fi
 	if [ ! -d /sys/module/dummy_hcd ]; then
 		modinfo dummy_hcd > /dev/null 2>&1 ||
 			env_missing "no dummy_hcd module (CONFIG_USB_DUMMY_HCD) for the USB NCM link"
-		if [ $want = Y ]; then
-			modprobe dummy_hcd is_super_speed=1 || bail "modprobe dummy_hcd"
-		else
-			modprobe dummy_hcd is_super_speed=0 is_high_speed=1 || bail "modprobe dummy_hcd"
-		fi
+		modprobe dummy_hcd "is_super_speed=$want" "is_high_speed=$hs" ||
+			bail "modprobe dummy_hcd"
 	fi
 	modprobe libcomposite && modprobe usb_f_ncm && modprobe cdc_ncm ||
 		env_missing "cannot load the USB gadget/NCM modules (libcomposite, usb_f_ncm, cdc_ncm)"

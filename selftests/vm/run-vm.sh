@@ -107,7 +107,8 @@ fi
 	# the cache, for what setup.sh unpacked there (the kernel's YNL library)
 	echo "export USBETH_CACHE='$USBETH_CACHE'"
 	# knobs of the suite's length, passed on when set (check.sh --debug)
-	for v in USBETH_TEST_TIMEOUT USBETH_FUZZ_COUNT USBETH_CYCLES; do
+	for v in USBETH_TEST_TIMEOUT USBETH_FUZZ_COUNT USBETH_CYCLES USBETH_BENCH_ROUNDS \
+		USBETH_BENCH_LINKS USBETH_BENCH_SECS USBETH_BENCH_CONFIGS; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	printf 'exec /bin/bash %q' "$here/guest-run.sh"

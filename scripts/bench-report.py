@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the "# data:" lines of selftests/bench/data.sh into a report.
+
+    bench-report.py [--title TEXT] DATA OUTDIR
+
+DATA holds the lines (as scripts/bench-data.sh collects them, one VM boot
+per kernel). OUTDIR gets report.md and one PNG per kernel and link:
+latency under load against throughput, one point per configuration (the
+median over the rounds, bars from the lowest to the highest round), upload
+and download side by side. Every ratio is against the "defaults" cell of
+the same kernel and link, i.e. of the same boot.
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+
+FIELDS = ("idle_p50", "idle_p90", "idle_p99",
+          "up_mbit", "up_p50", "up_p90", "up_p99",
+          "down_mbit", "down_p50", "down_p90", "down_p99")
+LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e")
+KEY_RE = re.compile(r"^[a-z0-9_]+$")
+VAL_RE = re.compile(r"^[A-Za-z0-9_.:+@-]{1,64}$")
+
+
+def parse(path):
+    """{(kernel, link): {config: [round dict, ...]}}, errors per cell."""
+    cells, errors, order = {}, [], {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            at = line.find("# data: ")
+            if at < 0:
+                continue
+            rec = {}
+            for tok in line[at + 8:].split():
+                k, sep, v = tok.partition("=")
+                if sep and KEY_RE.match(k) and VAL_RE.match(v):
+                    rec[k] = v
+            if not all(k in rec for k in ("kernel", "link", "config", "round")):
+                continue
+            key = (rec["kernel"], rec["link"])
+            if "error" in rec:
+                errors.append(rec)
+                continue
+            vals = {}
+            try:
+                for k in FIELDS:
+                    vals[k] = None if rec.get(k, "-") == "-" else float(rec[k])
+            except ValueError:
+                continue
+            vals["up_n"] = int(rec.get("up_n", "0"))
+            vals["down_n"] = int(rec.get("down_n", "0"))
+            per = cells.setdefault(key, {})
+            if rec["config"] not in per:
+                order.setdefault(key, []).append(rec["config"])
+            per.setdefault(rec["config"], []).append(vals)
+    return cells, errors, order
+
+
+def agg(rounds, field):
+    """(median, lowest, highest) of a field over the rounds, or None."""
+    v = [r[field] for r in rounds if r[field] is not None]
+    if not v:
+        return None
+    return statistics.median(v), min(v), max(v)
+
+
+def fmt(a, digits=1):
+    if a is None:
+        return "-"
+    med, lo, hi = a
+    return f"{med:.{digits}f} ({lo:.{digits}f}-{hi:.{digits}f})"
+
+
+def ratio(a, b, digits=2):
+    if a is None or b is None or b[0] == 0:
+        return "-"
+    return f"{a[0] / b[0]:.{digits}f}"
+
+
+def kernel_sort(k):
+    return [int(x) if x.isdigit() else x for x in re.split(r"[.-]", k)]
+
+
+def plot(key, per, order, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
+    for ax, d, what in ((axes[0], "up", "upload (host -> peer)"),
+                        (axes[1], "down", "download (peer -> host)")):
+        for cfg in order:
+            t = agg(per[cfg], d + "_mbit")
+            p = agg(per[cfg], d + "_p50")
+            if t is None or p is None:
+                continue
+            ax.errorbar(t[0], p[0], xerr=[[t[0] - t[1]], [t[2] - t[0]]],
+                        yerr=[[p[0] - p[1]], [p[2] - p[0]]], fmt="o",
+                        capsize=3, color="C3" if cfg == "defaults" else "C0")
+            ax.annotate(cfg, (t[0], p[0]), textcoords="offset points",
+                        xytext=(4, 4), fontsize=7)
+        ax.set_xlabel("throughput, Mbit/s (median of rounds)")
+        ax.set_ylabel("ping under load p50, ms")
+        ax.set_title(f"{key[1]} on {key[0]}: {what}")
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(bottom=0)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--title", default="usbeth data-plane benchmark")
+    ap.add_argument("--header", help="a Markdown file put under the title")
+    ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("data")
+    ap.add_argument("outdir")
+    a = ap.parse_args()
+    cells, errors, order = parse(a.data)
+    if not cells:
+        sys.exit(f"bench-report: no '# data:' lines in {a.data}")
+    os.makedirs(a.outdir, exist_ok=True)
+    out = [f"# {a.title}", ""]
+    if a.header:
+        with open(a.header, encoding="utf-8") as f:
+            out += [f.read().rstrip(), ""]
+    out += ["Each cell: the median over the rounds, (lowest-highest) round.",
+            "RTTs in ms (ping, 50 ms apart), throughput in Mbit/s (iperf3 TCP).",
+            "Ratios against `defaults` of the same boot: lat = ping under load",
+            "p50 of defaults / of the configuration (above 1: lower latency),",
+            "tput = throughput of the configuration / of defaults.", ""]
+    keys = sorted(cells, key=lambda k: (kernel_sort(k[0]),
+                  LINK_ORDER.index(k[1]) if k[1] in LINK_ORDER else 99))
+    for key in keys:
+        per = cells[key]
+        base = per.get("defaults")
+        nr = max(len(v) for v in per.values())
+        out += [f"## {key[1]} on {key[0]} ({nr} rounds)", ""]
+        if not a.no_plots:
+            png = f"{key[0]}-{key[1]}.png"
+            plot(key, per, order[key], os.path.join(a.outdir, png))
+            out += [f"![{key[1]} on {key[0]}]({png})", ""]
+        out += ["| configuration | idle p50 | up Mbit/s | up p50 | up p90 | up p99 "
+                "| up lat | up tput | down Mbit/s | down p50 | down p99 "
+                "| down lat | down tput |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+                "| --- | --- | --- |"]
+        for cfg in order[key]:
+            r = per[cfg]
+            g = {f: agg(r, f) for f in FIELDS}
+            b = {f: agg(base, f) for f in FIELDS} if base else {}
+            out.append(
+                f"| {cfg} | {fmt(g['idle_p50'], 2)} | {fmt(g['up_mbit'])} "
+                f"| {fmt(g['up_p50'])} | {fmt(g['up_p90'])} | {fmt(g['up_p99'])} "
+                f"| {ratio(b.get('up_p50'), g['up_p50'])} "
+                f"| {ratio(g['up_mbit'], b.get('up_mbit'))} "
+                f"| {fmt(g['down_mbit'])} | {fmt(g['down_p50'])} "
+                f"| {fmt(g['down_p99'])} "
+                f"| {ratio(b.get('down_p50'), g['down_p50'])} "
+                f"| {ratio(g['down_mbit'], b.get('down_mbit'))} |")
+        out.append("")
+    if errors:
+        out += ["## Cells that failed", ""]
+        for e in errors:
+            out.append(f"- {e['kernel']} {e['link']} {e['config']} round "
+                       f"{e['round']}: {e['error']}")
+        out.append("")
+    with open(os.path.join(a.outdir, "report.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(out))
+    print(f"bench-report: {os.path.join(a.outdir, 'report.md')}: "
+          f"{sum(len(v) for v in cells.values())} configurations, "
+          f"{len(errors)} failed cells")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,300 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench-data`, inside the usbeth VM: the data plane under each
+# configuration of the knobs, on the real links. No timed assertions: it
+# prints one "# data:" line per measured cell, which the host turns into
+# build/bench/report.md and plots (scripts/bench-report.py).
+#
+# Links: the USB NCM link (dummy_hcd + configfs NCM gadget, cdc_ncm on the
+# host side) at full, high and super speed, and the e1000e pair. fq_codel
+# on every interface, as Debian's systemd sets it (net.core.default_qdisc).
+#
+# Per cell (one configuration, one round): a fresh plug (so every cell
+# starts from the driver's defaults: the host netdev is new), the knobs set
+# through usbeth (or the profile applied by usbethd itself, the gadget posing
+# as a matching device), then
+#   idle RTT: ping host -> gadget, 20 probes 50 ms apart;
+#   upload: iperf3 host -> gadget, with ping host -> gadget alongside;
+#   download: iperf3 gadget -> host, with ping gadget -> host alongside.
+# The pings under load start once iperf3 reports its first (omitted) second,
+# so they measure a full queue, not the ramp. Ping goes from the sender, so
+# its probe waits behind the sender's queue: the one the knobs size.
+# Rounds are interleaved: every configuration once, then again.
+#
+# Environment (all optional):
+#   USBETH_BENCH_ROUNDS   rounds (default 3)
+#   USBETH_BENCH_LINKS    links (default "ncm-full ncm-high ncm-super e1000e")
+#   USBETH_BENCH_SECS     seconds of each iperf3 run after its first (default 4)
+#   USBETH_BENCH_CONFIGS  an ERE: only configurations whose name matches
+# usbeth-timeout: 10800
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../usbethd_lib.sh"
+
+ROUNDS=${USBETH_BENCH_ROUNDS:-3}
+LINKS=${USBETH_BENCH_LINKS:-ncm-full ncm-high ncm-super e1000e}
+SECS=${USBETH_BENCH_SECS:-4}
+ONLY=${USBETH_BENCH_CONFIGS:-}
+D=$USBETHD
+W=/tmp/usbeth-bench-data
+BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
+DPID='' DFD=''
+[[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || bail "USBETH_BENCH_ROUNDS '$ROUNDS' is not 1..99"
+[[ $SECS =~ ^[1-9][0-9]?$ ]] || bail "USBETH_BENCH_SECS '$SECS' is not 1..99"
+command -v iperf3 > /dev/null && command -v ping > /dev/null ||
+	env_missing "iperf3 and ping are needed (scripts/setup.sh installs them)"
+
+# The gadget's default USB IDs, and the ones the profile cells pose as.
+VID_PLAIN=0x1d6b PID_PLAIN=0x0104
+VID_MODEM=0x2c7c PID_MODEM=0x0125	# Quectel EC25: cellular-modem's vid list
+VID_DL=0x17e9 PID_DL=0x4301		# DisplayLink: the displaylink profile
+
+cleanup() {
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	wait 2>/dev/null
+	ncm_teardown
+	e1k_teardown
+}
+trap cleanup EXIT
+rm -rf "$W" && mkdir -p "$RUN" "$ADMIN" && : > "$LOG"
+stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
+chmod 0755 "$ADMIN"
+
+# Configurations: NAME|KNOBS. KNOBS are `usbeth link set` arguments for
+# the host netdev; "@" before them means the gadget netdev (qmult: set
+# while unplugged, it takes effect at the plug); "profile:" names a
+# built-in profile applied by usbethd.
+NCM_CONFIGS=(
+	"defaults|"
+	"tx-max-8k|ntb-tx-max 8192"
+	"tx-max-4k|ntb-tx-max 4096"
+	"tx-max-2k|ntb-tx-max 2048"
+	"rx-max-4k|ntb-rx-max 4096"
+	"bql-8k|bql-limit-max 8192"
+	"bql-4k|bql-limit-max 4096"
+	"timer-50|tx-timer-usecs 50"
+	"timer-0|tx-timer-usecs 0"
+	"tx-4k+bql-4k+timer-50|ntb-tx-max 4096 bql-limit-max 4096 tx-timer-usecs 50"
+	"tx-2k+bql-2k+timer-0|ntb-tx-max 2048 bql-limit-max 2048 tx-timer-usecs 0"
+	"profile:cellular-modem|"
+	"profile:displaylink|"
+)
+SUPER_CONFIGS=(
+	"qmult-1|@qmult 1"
+	"qmult-10|@qmult 10"
+	"profile:superspeed-gadget|"
+)
+E1K_CONFIGS=(
+	"defaults|"
+	"bql-16k|bql-limit-max 16384"
+	"bql-64k|bql-limit-max 65536"
+	"rx-usecs-0|rx-usecs 0"
+	"bql-16k+rx-usecs-0|bql-limit-max 16384 rx-usecs 0"
+)
+
+# pctl FILE: "p50 p90 p99 n" of the RTTs (ms, one per line) in FILE,
+# nearest-rank; "- - - 0" when it holds none.
+pctl() {
+	sort -g "$1" | awk '{ v[NR] = $1 }
+		function r(p,  i) { i = int(p * NR / 100 + 0.999999); if (i < 1) i = 1; return v[i] }
+		END { if (NR == 0) print "- - - 0"; else printf "%s %s %s %d\n", r(50), r(90), r(99), NR }'
+}
+# rtts NS ADDR COUNT FILE: COUNT pings 50 ms apart, the RTTs into FILE;
+# lost probes count as missing samples (n shows them).
+rtts() {
+	ip netns exec "$1" ping -n -i 0.05 -W 2 -c "$3" "$2" 2>/dev/null |
+		sed -n 's/.* time=\([0-9.]*\) ms$/\1/p' > "$4"
+}
+
+# loaded SRV_NS SRV_ADDR CLI_NS PING_NS PING_ADDR: an iperf3 run from
+# CLI_NS to the server at SRV_ADDR with pings from PING_NS to PING_ADDR
+# once the first second is over; prints "MBIT_S p50 p90 p99 n".
+loaded() {
+	local sns=$1 saddr=$2 cns=$3 pns=$4 paddr=$5 tries=0 line got ifd ipid mbit=
+	ip netns exec "$sns" iperf3 -s -1 -D -B "$saddr" > /dev/null 2>&1 || return 1
+	while :; do
+		exec {ifd}< <(exec ip netns exec "$cns" iperf3 -c "$saddr" -f m -i 1 \
+			--forceflush -O 1 -t "$SECS" 2>&1)
+		ipid=$!
+		got=
+		while read -r -t 30 -u "$ifd" line; do
+			case $line in
+			*"unable to"*) break ;;
+			*" sec "*) got=1; break ;;
+			esac
+		done
+		[ -n "$got" ] && break
+		exec {ifd}<&-
+		wait "$ipid"
+		tries=$((tries + 1))
+		[ $tries -lt 50 ] || { ktap_info "iperf3 to $saddr: $line"; return 1; }
+		sleep 0.1	# the server has no "listening" event to wait on
+	done
+	rtts "$pns" "$paddr" $((SECS * 20 - 10)) "$W/rtt.load"
+	while read -r -t 60 -u "$ifd" line; do
+		case $line in
+		*" receiver"*) mbit=$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }' <<< "$line") ;;
+		esac
+	done
+	exec {ifd}<&-
+	wait "$ipid" || return 1
+	[ -n "$mbit" ] || return 1
+	echo "$mbit $(pctl "$W/rtt.load")"
+}
+
+# Side handles of the current link: HOST_NS HOST_IF HOST_ADDR, PEER_*.
+link_up() { # link_up LINK [VID PID]
+	case $1 in
+	ncm-*)
+		echo "${2:-$VID_PLAIN}" > "$NCM_GADGET/idVendor" &&
+			echo "${3:-$PID_PLAIN}" > "$NCM_GADGET/idProduct" || return 1
+		ncm_plug
+		HOST_NS=$NCM_HOST_NS HOST_IF=$NCM_HOST_IF HOST_ADDR=$NCM_HOST_ADDR
+		PEER_NS=$NCM_GADGET_NS PEER_IF=$NCM_GADGET_IF PEER_ADDR=$NCM_GADGET_ADDR
+		;;
+	e1000e)
+		HOST_NS=$E1K_A_NS HOST_IF=$E1K_A_IF HOST_ADDR=$E1K_A_ADDR
+		PEER_NS=$E1K_B_NS PEER_IF=$E1K_B_IF PEER_ADDR=$E1K_B_ADDR
+		;;
+	esac
+	tc -n "$HOST_NS" qdisc replace dev "$HOST_IF" root fq_codel &&
+		tc -n "$PEER_NS" qdisc replace dev "$PEER_IF" root fq_codel
+}
+link_down() {
+	case $1 in
+	ncm-*) ncm_unplug ;;
+	esac
+}
+
+# e1000e netdevs live on: what a cell changes is put back after it.
+E1K_SAVED=()
+e1k_save() {
+	local lm q
+	lm=$(ip netns exec "$E1K_A_NS" cat "/sys/class/net/$E1K_A_IF/queues/tx-0/byte_queue_limits/limit_max") &&
+		q=$(ip netns exec "$E1K_A_NS" ethtool -c "$E1K_A_IF" | awk '$1 == "rx-usecs:" { print $2 }') &&
+		[ -n "$q" ] || bail "cannot read the e1000e defaults (limit_max, rx-usecs)"
+	E1K_SAVED=(bql-limit-max "$lm" rx-usecs "$q")
+	ktap_info "e1000e defaults: ${E1K_SAVED[*]}"
+}
+
+ue_set() { # ue_set NS IF KNOB... : usbeth link set, its error shown
+	local out
+	out=$("$USBETH_CLI" -n "$1" link set dev "$2" "${@:3}" 2>&1) ||
+		{ ktap_info "usbeth -n $1 link set dev $2 ${*:3}: $out"; return 1; }
+}
+
+# cell LINK CONFIG ROUND: one measurement, one "# data:" line.
+CELL_ERR=0
+cell() {
+	local lnk=$1 name=${2%%|*} knobs=${2#*|} round=$3 vid='' pid='' prof='' err=''
+	local gad=() idle up down
+	case $name in
+	profile:cellular-modem) prof=cellular-modem vid=$VID_MODEM pid=$PID_MODEM ;;
+	profile:displaylink) prof=displaylink vid=$VID_DL pid=$PID_DL ;;
+	profile:superspeed-gadget) prof=superspeed-gadget ;;
+	esac
+	[[ $knobs == @* ]] && { read -ra gad <<< "${knobs#@}"; knobs=; }
+	if [ $prof = superspeed-gadget ]; then
+		# the profile's premise: a system default of qmult lowered (to 1);
+		# usbethd raises it on the connected gadget, for the next connect
+		gad=(qmult 1)
+	fi
+	if [ ${#gad[@]} -gt 0 ]; then
+		ue_set "$NCM_GADGET_NS" "$NCM_GADGET_IF" "${gad[@]}" || err="set"
+	fi
+	[ -z "$err" ] && { link_up "$lnk" $vid $pid || err=plug; }
+	if [ -z "$err" ] && [ -n "$knobs" ]; then
+		# shellcheck disable=SC2086 # the knob list splits on purpose
+		ue_set "$HOST_NS" "$HOST_IF" $knobs || err="set"
+	fi
+	if [ -z "$err" ] && [ -n "$prof" ]; then
+		if [ $prof = superspeed-gadget ]; then
+			DNS=$PEER_NS daemon_start
+			applied "$prof" || err=profile
+			if [ -z "$err" ]; then	# the qmult it set, in effect
+				link_down "$lnk"
+				link_up "$lnk" || err=plug
+			fi
+		else
+			DNS=$HOST_NS daemon_start
+			applied "$prof" || err=profile
+		fi
+		ktap_info "$lnk $name: ${DLINE:-no profile applied}"
+	fi
+	if [ -z "$err" ]; then
+		rtts "$HOST_NS" "$PEER_ADDR" 20 "$W/rtt.idle"
+		idle=$(pctl "$W/rtt.idle")
+		up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") || err=upload
+	fi
+	if [ -z "$err" ]; then
+		down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") || err=download
+	fi
+	if [ -n "$DPID" ]; then
+		daemon_stop > /dev/null || ktap_info "$lnk $name: usbethd did not stop cleanly"
+	fi
+	if [ -z "$err" ]; then
+		# shellcheck disable=SC2086 # fields on purpose
+		set -- $idle $up $down
+		echo "# data: kernel=$USBETH_KERNEL link=$lnk config=$name round=$round" \
+			"idle_p50=$1 idle_p90=$2 idle_p99=$3" \
+			"up_mbit=$5 up_p50=$6 up_p90=$7 up_p99=$8 up_n=$9" \
+			"down_mbit=${10} down_p50=${11} down_p90=${12} down_p99=${13} down_n=${14}"
+	else
+		CELL_ERR=$((CELL_ERR + 1))
+		echo "# data: kernel=$USBETH_KERNEL link=$lnk config=$name round=$round error=$err"
+	fi
+	# back to the defaults for the next cell
+	[ "$lnk" != e1000e ] && [ "$err" != plug ] && link_down "$lnk"
+	[ ${#gad[@]} -gt 0 ] && ue_set "$NCM_GADGET_NS" "$NCM_GADGET_IF" qmult 5
+	if [ "$lnk" = e1000e ] && [ -n "$knobs" ]; then
+		ue_set "$E1K_A_NS" "$E1K_A_IF" "${E1K_SAVED[@]}"
+	fi
+	return 0
+}
+
+bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
+	local lnk=$1 cfgs=() c r n=0 total
+	case $lnk in
+	ncm-full | ncm-high | ncm-super)
+		ncm_create -s "${lnk#ncm-}" || return 1
+		cfgs=("${NCM_CONFIGS[@]}")
+		[ "$lnk" = ncm-super ] && cfgs+=("${SUPER_CONFIGS[@]}")
+		;;
+	e1000e)
+		e1k_setup
+		e1k_save
+		cfgs=("${E1K_CONFIGS[@]}")
+		;;
+	*) bail "unknown link '$lnk' (ncm-full, ncm-high, ncm-super, e1000e)" ;;
+	esac
+	if [ -n "$ONLY" ]; then
+		local keep=()
+		for c in "${cfgs[@]}"; do [[ ${c%%|*} =~ $ONLY ]] && keep+=("$c"); done
+		cfgs=("${keep[@]}")
+	fi
+	total=$((${#cfgs[@]} * ROUNDS))
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for c in "${cfgs[@]}"; do
+			n=$((n + 1))
+			ktap_info "bench-data: $USBETH_KERNEL $lnk [$n/$total] round $r ${c%%|*}"
+			cell "$lnk" "$c" "$r"
+		done
+	done
+	case $lnk in
+	ncm-*) ncm_teardown ;;
+	e1000e) e1k_teardown ;;
+	esac
+}
+
+read -ra links <<< "$LINKS"
+ktap_plan ${#links[@]}
+for l in "${links[@]}"; do
+	CELL_ERR=0
+	bench_link "$l"
+	if [ $CELL_ERR -eq 0 ]; then
+		ktap_ok "bench_data_$l"
+	else
+		ktap_fail "bench_data_$l" "$CELL_ERR cells failed"
+	fi
+done
+ktap_finish
