@@ -12,6 +12,7 @@ and download side by side. Every ratio is against the "defaults" cell of
 the same kernel and link, i.e. of the same boot.
 """
 import argparse
+import math
 import os
 import re
 import statistics
@@ -49,10 +50,13 @@ def parse(path):
             try:
                 for k in FIELDS:
                     vals[k] = None if rec.get(k, "-") == "-" else float(rec[k])
+                vals["up_n"] = int(rec.get("up_n", "0"))
+                vals["down_n"] = int(rec.get("down_n", "0"))
             except ValueError:
                 continue
-            vals["up_n"] = int(rec.get("up_n", "0"))
-            vals["down_n"] = int(rec.get("down_n", "0"))
+            if any(v is not None and not (math.isfinite(v) and 0 <= v < 1e9)
+                   for v in vals.values()):
+                continue
             per = cells.setdefault(key, {})
             if rec["config"] not in per:
                 order.setdefault(key, []).append(rec["config"])

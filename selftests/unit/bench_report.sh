@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/bench-report.py on made-up cells: medians, spreads and ratios
+# against defaults as computed by hand, and hostile lines (non-numeric,
+# non-finite, Markdown in a name, missing fields) left out, not rendered.
+here=$(cd "$(dirname "$0")" && pwd)
+# a host test of this checkout: its tree, and lib.sh's helpers only (no module)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+source "$here/../lib.sh"
+[ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+ktap_plan 6
+k='# data: kernel=7.3 link=ncm-full'
+line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50
+	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
+		"up_mbit=$4 up_p50=$5 up_p90=$5 up_p99=$5 up_n=70" \
+		"down_mbit=$6 down_p50=$7 down_p90=$7 down_p99=$7 down_n=70"
+}
+{
+	echo "unrelated console line"
+	line defaults 1 3 20 12 10 30
+	line defaults 2 3 30 10 12 40
+	line defaults 3 3 25 11 11 50
+	line tx-max-4k 1 2 22 4 9 20
+	line tx-max-4k 2 2 24 5 9 20
+	line tx-max-4k 3 2 23 3 9 20
+	echo "$k config=bad1 round=1 idle_p50=nan up_mbit=inf"
+	line 'x|y' 1 1 1 1 1 1
+	line bad2 1 1 1e400 1 1 1
+	line bad3 1 1 abc 1 1 1
+	echo "$k round=1 idle_p50=1"
+	echo "$k config=tx-max-2k round=1 error=set"
+} > "$W/data.txt"
+/usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --no-plots "$W/data.txt" "$W/out" > "$W/stdout" 2>&1
+ktap_check report_written test -s "$W/out/report.md"
+sed 's/^/# /' "$W/stdout"
+row() { grep "^| $1 |" "$W/out/report.md"; }
+# defaults: up 25 (20-30) Mbit/s, up p50 11 (10-12); tx-max-4k: 23, 4 (3-5)
+ktap_check defaults_median_spread grep -qF '| defaults | 3.00 (3.00-3.00) | 25.0 (20.0-30.0) | 11.0 (10.0-12.0) |' "$W/out/report.md"
+# lat 11/4 = 2.75, tput 23/25 = 0.92; down lat 40/20 = 2.00, tput 9/11 = 0.82
+ktap_check ratios_against_defaults grep -qF '| 2.75 | 0.92 | 9.0 (9.0-9.0) | 20.0 (20.0-20.0) | 20.0 (20.0-20.0) | 2.00 | 0.82 |' <(row tx-max-4k)
+ktap_check hostile_lines_left_out test -z "$(grep -E 'bad[123]|x\|y|nan|inf' "$W/out/report.md")"
+ktap_check failed_cell_listed grep -qF -- '- 7.3 ncm-full tx-max-2k round 1: set' "$W/out/report.md"
+printf '# nothing\n' > "$W/empty.txt"
+ktap_check no_data_is_an_error test "$(/usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --no-plots "$W/empty.txt" "$W/o2" > /dev/null 2>&1; echo $?)" -ne 0
+ktap_finish
