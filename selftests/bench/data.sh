@@ -257,6 +257,10 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 	case $lnk in
 	ncm-full | ncm-high | ncm-super)
 		ncm_create -s "${lnk#ncm-}" || return 1
+		# u_ether registers the gadget netdev at the first bind: a plug
+		# names it, so that gadget-side knobs can be set while unplugged
+		ncm_plug
+		ncm_unplug
 		cfgs=("${NCM_CONFIGS[@]}")
 		[ "$lnk" = ncm-super ] && cfgs+=("${SUPER_CONFIGS[@]}")
 		;;
