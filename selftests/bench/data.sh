@@ -134,12 +134,16 @@ loaded() {
 	done
 	rtts "$pns" "$paddr" $((SECS * 20 - 10)) "$W/rtt.load"
 	: > "$W/iperf.out"
-	while read -r -t 60 -u "$ifd" line; do
+	# a transfer that stalls (gadget -> host under TCG, seen) is cut off
+	# SECS + 15 s after its first second, not left to iperf3's own timeout
+	local end=$((SECONDS + SECS + 15))
+	while [ $SECONDS -lt $end ] && read -r -t $((end - SECONDS)) -u "$ifd" line; do
 		printf '%s\n' "$line" >> "$W/iperf.out"
 		case $line in
 		*" receiver"*) mbit=$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }' <<< "$line") ;;
 		esac
 	done
+	[ -n "$mbit" ] || kill "$ipid" 2>/dev/null
 	exec {ifd}<&-
 	if ! wait "$ipid" || [ -z "$mbit" ]; then
 		{
