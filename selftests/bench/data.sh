@@ -181,13 +181,33 @@ link_down() {
 
 # e1000e netdevs live on: what a cell changes is put back after it.
 E1K_SAVED=()
+e1k_coalesce() { in_ns "$E1K_A_NS" ethtool -c "$E1K_A_IF" | awk '$1 == "rx-usecs:" { print $2 }'; }
 e1k_save() {
 	local lm q
-	lm=$(ip netns exec "$E1K_A_NS" cat "/sys/class/net/$E1K_A_IF/queues/tx-0/byte_queue_limits/limit_max") &&
-		q=$(ip netns exec "$E1K_A_NS" ethtool -c "$E1K_A_IF" | awk '$1 == "rx-usecs:" { print $2 }') &&
-		[ -n "$q" ] || bail "cannot read the e1000e defaults (limit_max, rx-usecs)"
+	lm=$(sysfs_of "$E1K_A_NS" "$E1K_A_IF" queues/tx-0/byte_queue_limits/limit_max) &&
+		q=$(e1k_coalesce) && [ -n "$q" ] ||
+		bail "cannot read the e1000e defaults (limit_max, rx-usecs)"
 	E1K_SAVED=(bql-limit-max "$lm" rx-usecs "$q")
 	ktap_info "e1000e defaults: ${E1K_SAVED[*]}"
+}
+
+# drv_state LINK: what the driver itself holds (its sysfs files, ethtool)
+# once the cell's knobs are set, for the data line: the figures belong to
+# these values, not to what was asked for
+drv_state() {
+	local f=(queues/tx-0/byte_queue_limits/limit_max)
+	case $1 in
+	ncm-*)
+		f+=(cdc_ncm/tx_max cdc_ncm/rx_max cdc_ncm/tx_timer_usecs)
+		printf 'drv_limit_max=%s drv_tx_max=%s drv_rx_max=%s drv_tx_timer_usecs=%s' \
+			"$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[0]}")" "$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[1]}")" \
+			"$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[2]}")" "$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[3]}")"
+		;;
+	e1000e)
+		printf 'drv_limit_max=%s drv_rx_usecs=%s' \
+			"$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[0]}")" "$(e1k_coalesce)"
+		;;
+	esac
 }
 
 ue_set() { # ue_set NS IF KNOB... : usbeth link set, its error shown
@@ -200,7 +220,7 @@ ue_set() { # ue_set NS IF KNOB... : usbeth link set, its error shown
 CELL_ERR=0
 cell() {
 	local lnk=$1 name=${2%%|*} knobs=${2#*|} round=$3 vid='' pid='' prof='' err=''
-	local gad=() idle up down
+	local gad=() idle up down drv=''
 	case $name in
 	profile:cellular-modem) prof=cellular-modem vid=$VID_MODEM pid=$PID_MODEM ;;
 	profile:displaylink) prof=displaylink vid=$VID_DL pid=$PID_DL ;;
@@ -235,6 +255,7 @@ cell() {
 		ktap_info "$lnk $name: ${DLINE:-no profile applied}"
 	fi
 	if [ -z "$err" ]; then
+		drv=$(drv_state "$lnk")
 		rtts "$HOST_NS" "$PEER_ADDR" 20 "$W/rtt.idle"
 		idle=$(pctl "$W/rtt.idle")
 		# one more try of a transfer that broke off (seen under TCG)
@@ -256,7 +277,8 @@ cell() {
 		echo "# data: kernel=$USBETH_KERNEL link=$lnk config=$name round=$round" \
 			"idle_p50=$1 idle_p90=$2 idle_p99=$3" \
 			"up_mbit=$5 up_p50=$6 up_p90=$7 up_p99=$8 up_n=$9" \
-			"down_mbit=${10} down_p50=${11} down_p90=${12} down_p99=${13} down_n=${14}"
+			"down_mbit=${10} down_p50=${11} down_p90=${12} down_p99=${13} down_n=${14}" \
+			"$drv"
 	else
 		CELL_ERR=$((CELL_ERR + 1))
 		echo "# data: kernel=$USBETH_KERNEL link=$lnk config=$name round=$round error=$err"
