@@ -66,11 +66,12 @@ sub() {
 }
 
 # boot WORK PHASE: the image booted to the end of guest-check.sh PHASE;
-# its KTAP becomes this test's subtests
+# its KTAP becomes this test's subtests. Single-threaded TCG, as in
+# run-vm.sh: multi-threaded TCG loses runs to x86 text patching.
 boot() {
 	local w=$1 phase=$2 rc
 	rm -f "$w/$phase.ktap" "$w/$phase.console"
-	timeout "$timeout" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1536 \
+	timeout "$timeout" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1536 \
 		-kernel "$w/vmlinuz" -initrd "$w/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0,115200 panic=-1 usbethcheck=$phase" \
 		-drive "file=$w/root.img,format=raw,if=virtio" \
