@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A probe, not a test: what the host side of the NCM link holds while a
+# gadget -> host transfer runs, once a second, to find why such transfers
+# stall with the host's cdc_ncm TX timer on (make bench-data, 7.3, full
+# speed: docs/performance.md). The host only sends the TCP ACKs of that
+# direction, so its TX path is the suspect: BQL (usbnet accounts NTBs from
+# 6.19 on), the qdisc backlog, the driver's NTB counters.
+#
+#   run-vm.sh -K KERNEL selftests/bench/stall.sh
+#
+# Environment: USBETH_STALL_SPEEDS (default "full"), USBETH_STALL_CONFIGS
+# (`usbeth link set` argument lists, ";"-separated; default the driver's
+# defaults and tx-timer-usecs 0), USBETH_STALL_SECS (default 10).
+# Each sample line:
+#   # stall: t=S rx_bytes=B bql_inflight=N bql_limit=N qlen=N backlog=N
+#     tx_ntbs=N tx_reason_ntb_full=N tx_reason_timeout=N ...
+# usbeth-timeout: 1800
+source "$(dirname "$0")/../lib.sh"
+
+SPEEDS=${USBETH_STALL_SPEEDS:-full}
+SECS=${USBETH_STALL_SECS:-10}
+IFS=';' read -ra CONFIGS <<< "${USBETH_STALL_CONFIGS:-;tx-timer-usecs 0}"
+[[ $SECS =~ ^[1-9][0-9]?$ ]] || bail "USBETH_STALL_SECS '$SECS' is not 1..99"
+trap ncm_teardown EXIT
+
+# sample T: one line of the host side's TX state
+sample() {
+	local q=queues/tx-0/byte_queue_limits st
+	st=$(in_ns "$NCM_HOST_NS" ethtool -S "$NCM_HOST_IF" |
+		awk '$1 ~ /^tx_(ntbs|reason_ntb_full|reason_timeout|reason_ndp_full|reason_max_datagram|overhead|ntbs)|^rx_ntbs/ { sub(/:$/, "", $1); printf " %s=%s", $1, $2 }')
+	echo "# stall: t=$1 rx_bytes=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" statistics/rx_bytes)" \
+		"tx_bytes=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" statistics/tx_bytes)" \
+		"bql_inflight=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" $q/inflight)" \
+		"bql_limit=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" $q/limit)" \
+		"qdisc=$(tc -n "$NCM_HOST_NS" -s qdisc show dev "$NCM_HOST_IF" |
+			awk '/backlog/ { printf "%s/%s", $2, $3 } /requeues/ { for (i = 1; i < NF; i++) if ($i == "requeues") r = $(i + 1) } END { printf " requeues=%s", r }')" \
+		"host_rx_err=$(stat_of "$NCM_HOST_NS" "$NCM_HOST_IF" rx_errors)/$(stat_of "$NCM_HOST_NS" "$NCM_HOST_IF" rx_dropped)" \
+		"gadget_tx_bytes=$(stat_of "$NCM_GADGET_NS" "$NCM_GADGET_IF" tx_bytes)" \
+		"gadget_tx_err=$(stat_of "$NCM_GADGET_NS" "$NCM_GADGET_IF" tx_errors)/$(stat_of "$NCM_GADGET_NS" "$NCM_GADGET_IF" tx_dropped)" \
+		"gadget_qdisc=$(tc -n "$NCM_GADGET_NS" -s qdisc show dev "$NCM_GADGET_IF" | awk '/backlog/ { printf "%s/%s", $2, $3 }')" \
+		"gadget_txq=$(ip -n "$NCM_GADGET_NS" -d link show dev "$NCM_GADGET_IF" | grep -o 'state [A-Z]*' | head -n1 | cut -d' ' -f2)$st"
+}
+stat_of() { sysfs_of "$1" "$2" "statistics/$3"; }
+
+ktap_plan $(( $(wc -w <<< "$SPEEDS") * ${#CONFIGS[@]} ))
+for speed in $SPEEDS; do
+	ncm_create -s "$speed"
+	for cfg in "${CONFIGS[@]}"; do
+		ncm_plug
+		tc -n "$NCM_HOST_NS" qdisc replace dev "$NCM_HOST_IF" root fq_codel
+		tc -n "$NCM_GADGET_NS" qdisc replace dev "$NCM_GADGET_IF" root fq_codel
+		if [ -n "$cfg" ]; then
+			# shellcheck disable=SC2086 # the knob list splits on purpose
+			"$USBETH_CLI" -n "$NCM_HOST_NS" link set dev "$NCM_HOST_IF" $cfg ||
+				bail "usbeth link set $cfg"
+		fi
+		ktap_info "$speed, ${cfg:-defaults}: tx_timer_usecs $(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" cdc_ncm/tx_timer_usecs)," \
+			"tx_max $(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" cdc_ncm/tx_max)"
+		ip netns exec "$NCM_HOST_NS" iperf3 -s -1 -D -B "$NCM_HOST_ADDR" > /dev/null 2>&1
+		tries=0
+		until ip netns exec "$NCM_GADGET_NS" iperf3 -c "$NCM_HOST_ADDR" -t 1 > /dev/null 2>&1; do
+			tries=$((tries + 1))
+			[ $tries -lt 50 ] || bail "iperf3 to $NCM_HOST_ADDR never connected"
+			sleep 0.1	# the server has no "listening" event to wait on
+		done
+		ip netns exec "$NCM_HOST_NS" iperf3 -s -1 -D -B "$NCM_HOST_ADDR" > /dev/null 2>&1
+		# usbmon on the link's bus: whether the host still has a bulk IN
+		# URB out (then the gadget holds the data) or none (the host's
+		# RX path stopped asking)
+		mon=
+		bus=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" device/../busnum)
+		if modprobe usbmon 2>/dev/null && [ -r "/sys/kernel/debug/usb/usbmon/${bus}u" ]; then
+			cat "/sys/kernel/debug/usb/usbmon/${bus}u" > /tmp/stall.usbmon &
+			mon=$!
+		fi
+		sleep 0.5
+		ip netns exec "$NCM_GADGET_NS" timeout $((SECS + 20)) iperf3 -c "$NCM_HOST_ADDR" \
+			-t "$SECS" -i 1 -f m > "/tmp/stall.iperf" 2>&1 &
+		ipid=$!
+		sample 0
+		stalled=0 last=
+		for ((t = 1; t <= SECS + 5; t++)); do
+			sleep 1	# the sampling period, not a wait for an event
+			line=$(sample "$t")
+			echo "$line"
+			rx=${line#*rx_bytes=} rx=${rx%% *}
+			[ -n "$last" ] && [ "$rx" = "$last" ] && kill -0 $ipid 2>/dev/null && stalled=$((stalled + 1))
+			last=$rx
+			kill -0 $ipid 2>/dev/null || break
+		done
+		wait $ipid
+		rc=$?
+		if [ -n "$mon" ]; then
+			kill $mon
+			wait $mon 2>/dev/null
+			ktap_info "usbmon bus $bus: $(wc -l < /tmp/stall.usbmon) events; bulk URBs still out at the end:"
+			# S(ubmit) without its C(omplete), by URB tag
+			awk '$3 == "S" && $4 ~ /^B/ { out[$1] = $0 } $3 == "C" { delete out[$1] }
+				END { for (u in out) print out[u] }' /tmp/stall.usbmon | cut -c1-100 | sed 's/^/#   /'
+			ktap_info "the last bulk events:"
+			grep -E '^[0-9a-f]+ [0-9]+ [SC] B' /tmp/stall.usbmon | tail -n 6 | cut -c1-100 | sed 's/^/#   /'
+		fi
+		sed 's/^/#   /' /tmp/stall.iperf | grep -E 'sec|error|unable' | tail -n 4
+		ip netns exec "$NCM_HOST_NS" pkill -x iperf3
+		if [ $rc -eq 0 ] && [ $stalled -eq 0 ]; then
+			ktap_ok "${speed}_${cfg:-defaults}"
+		else
+			ktap_fail "${speed}_${cfg:-defaults}" "iperf3 rc=$rc, $stalled seconds without a received byte"
+		fi
+		ncm_unplug
+	done
+	ncm_teardown
+done
+ktap_finish
