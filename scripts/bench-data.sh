@@ -8,7 +8,8 @@
 #   scripts/bench-data.sh [KERNEL...]     (default: $KERNELS, or the matrix)
 #
 # Passed to the guest when set: USBETH_BENCH_ROUNDS, USBETH_BENCH_LINKS,
-# USBETH_BENCH_SECS, USBETH_BENCH_CONFIGS (see selftests/bench/data.sh).
+# USBETH_BENCH_SECS, USBETH_BENCH_CONFIGS, USBETH_BENCH_DIRS (see
+# selftests/bench/data.sh).
 # Every line of each boot is kept in build/bench/KERNEL.log; the cells'
 # "# data:" lines of all boots in build/bench/data.txt.
 set -uo pipefail

@@ -27,6 +27,14 @@
 #   USBETH_BENCH_LINKS    links (default "ncm-full ncm-high ncm-super e1000e")
 #   USBETH_BENCH_SECS     seconds of each iperf3 run after its first (default 4)
 #   USBETH_BENCH_CONFIGS  an ERE: only configurations whose name matches
+#   USBETH_BENCH_DIRS     "up down", "up" or "down": the transfers measured
+#                         (a direction left out is "-" in its line). Default
+#                         "up down", but "up" on ncm-full: there gadget ->
+#                         host stalls within seconds on every kernel, whatever
+#                         the host's knobs (selftests/bench/stall.sh shows it:
+#                         the gadget stops queueing IN requests while the host
+#                         waits with its bulk IN URBs out), so a download cell
+#                         would measure the stall, not the configuration.
 # usbeth-timeout: 10800
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../usbethd_lib.sh"
@@ -35,12 +43,15 @@ ROUNDS=${USBETH_BENCH_ROUNDS:-3}
 LINKS=${USBETH_BENCH_LINKS:-ncm-full ncm-high ncm-super e1000e}
 SECS=${USBETH_BENCH_SECS:-4}
 ONLY=${USBETH_BENCH_CONFIGS:-}
+DIRS=${USBETH_BENCH_DIRS:-}
 D=$USBETHD
 W=/tmp/usbeth-bench-data
 BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
 DPID='' DFD=''
 [[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || bail "USBETH_BENCH_ROUNDS '$ROUNDS' is not 1..99"
 [[ $SECS =~ ^[1-9][0-9]?$ ]] || bail "USBETH_BENCH_SECS '$SECS' is not 1..99"
+[[ -z $DIRS || $DIRS =~ ^(up|down|up\ down|down\ up)$ ]] ||
+	bail "USBETH_BENCH_DIRS '$DIRS' is not \"up down\", up or down"
 command -v iperf3 > /dev/null && command -v ping > /dev/null ||
 	env_missing "iperf3 and ping are needed (scripts/setup.sh installs them)"
 
@@ -76,6 +87,7 @@ NCM_CONFIGS=(
 	"timer-0|tx-timer-usecs 0"
 	"tx-4k+bql-4k+timer-50|ntb-tx-max 4096 bql-limit-max 4096 tx-timer-usecs 50"
 	"tx-4k+bql-4k+timer-0|ntb-tx-max 4096 bql-limit-max 4096 tx-timer-usecs 0"
+	"tx-4k+timer-0|ntb-tx-max 4096 tx-timer-usecs 0"
 	"tx-8k+bql-8k+timer-50|ntb-tx-max 8192 bql-limit-max 8192 tx-timer-usecs 50"
 	"tx-2k+bql-2k+timer-0|ntb-tx-max 2048 bql-limit-max 2048 tx-timer-usecs 0"
 	"profile:cellular-modem|"
@@ -220,7 +232,8 @@ ue_set() { # ue_set NS IF KNOB... : usbeth link set, its error shown
 CELL_ERR=0
 cell() {
 	local lnk=$1 name=${2%%|*} knobs=${2#*|} round=$3 vid='' pid='' prof='' err=''
-	local gad=() idle up down drv=''
+	local gad=() idle up down drv='' dirs=${DIRS:-up down}
+	[ -z "$DIRS" ] && [ "$lnk" = ncm-full ] && dirs=up
 	case $name in
 	profile:cellular-modem) prof=cellular-modem vid=$VID_MODEM pid=$PID_MODEM ;;
 	profile:displaylink) prof=displaylink vid=$VID_DL pid=$PID_DL ;;
@@ -259,10 +272,16 @@ cell() {
 		rtts "$HOST_NS" "$PEER_ADDR" 20 "$W/rtt.idle"
 		idle=$(pctl "$W/rtt.idle")
 		# one more try of a transfer that broke off (seen under TCG)
-		up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") ||
-			up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") || err=upload
+		if [[ $dirs == *up* ]]; then
+			up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") ||
+				up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") || err=upload
+		else
+			up="- - - - 0"
+		fi
 	fi
-	if [ -z "$err" ]; then
+	if [ -z "$err" ] && [[ $dirs != *down* ]]; then
+		down="- - - - 0"
+	elif [ -z "$err" ]; then
 		# a download that fails keeps the cell's other figures
 		down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
@@ -317,6 +336,8 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 		cfgs=("${keep[@]}")
 	fi
 	total=$((${#cfgs[@]} * ROUNDS))
+	[ -z "$DIRS" ] && [ "$lnk" = ncm-full ] &&
+		ktap_info "bench-data: $lnk: uploads only (gadget -> host stalls at full speed: selftests/bench/stall.sh)"
 	for ((r = 1; r <= ROUNDS; r++)); do
 		for c in "${cfgs[@]}"; do
 			n=$((n + 1))

@@ -75,6 +75,19 @@ for speed in $SPEEDS; do
 			cat "/sys/kernel/debug/usb/usbmon/${bus}u" > /tmp/stall.usbmon &
 			mon=$!
 		fi
+		# the gadget's side of the same endpoints: every request u_ether
+		# queues on the UDC and every one the UDC gives back
+		tr=/sys/kernel/debug/tracing
+		if [ -w $tr/events/gadget/usb_ep_queue/enable ]; then
+			echo 0 > $tr/tracing_on
+			echo > $tr/trace
+			echo 4096 > $tr/buffer_size_kb
+			echo 1 > $tr/events/gadget/usb_ep_queue/enable
+			echo 1 > $tr/events/gadget/usb_gadget_giveback_request/enable
+			echo 1 > $tr/tracing_on
+		else
+			tr=
+		fi
 		sleep 0.5
 		ip netns exec "$NCM_GADGET_NS" timeout $((SECS + 20)) iperf3 -c "$NCM_HOST_ADDR" \
 			-t "$SECS" -i 1 -f m > "/tmp/stall.iperf" 2>&1 &
@@ -101,6 +114,16 @@ for speed in $SPEEDS; do
 				END { for (u in out) print out[u] }' /tmp/stall.usbmon | cut -c1-100 | sed 's/^/#   /'
 			ktap_info "the last bulk events:"
 			grep -E '^[0-9a-f]+ [0-9]+ [SC] B' /tmp/stall.usbmon | tail -n 6 | cut -c1-100 | sed 's/^/#   /'
+		fi
+		if [ -n "$tr" ]; then
+			echo 0 > $tr/tracing_on
+			echo 0 > $tr/events/gadget/usb_ep_queue/enable
+			echo 0 > $tr/events/gadget/usb_gadget_giveback_request/enable
+			cat $tr/trace > /tmp/stall.trace
+			ktap_info "gadget requests: $(grep -cE 'usb_ep_queue: ep[0-9]+in-bulk' /tmp/stall.trace) queued on the bulk IN endpoint," \
+				"$(grep -cE 'usb_gadget_giveback_request: ep[0-9]+in-bulk' /tmp/stall.trace) given back; the last of its events:"
+			grep -E '(usb_ep_queue|usb_gadget_giveback_request): ep[0-9]+in-bulk' /tmp/stall.trace | tail -n 6 |
+				sed 's/^ *//' | cut -c1-160 | sed 's/^/#   /'
 		fi
 		sed 's/^/#   /' /tmp/stall.iperf | grep -E 'sec|error|unable' | tail -n 4
 		ip netns exec "$NCM_HOST_NS" pkill -x iperf3
