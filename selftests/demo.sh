@@ -74,10 +74,9 @@ echo "# --- usbeth link show dev $host"
 "$CLI" link show dev "$host" | sed 's/^/#   /'
 echo "# --- usbeth -d link show dev $gadget"
 "$CLI" -d link show dev "$gadget" | sed 's/^/#   /'
-t=$(cat "/sys/class/net/$host/cdc_ncm/tx_timer_usecs")
-l=$(cat "/sys/class/net/$host/queues/tx-0/byte_queue_limits/limit_max")
-echo "# --- the driver's own view: cdc_ncm/tx_timer_usecs=$t byte_queue_limits/limit_max=$l configfs qmult=$(cat "$NCM_FUNC/qmult")"
-ktap_expect_eq driver_holds_profile_values "$t $l" "50 8192"
+held=$(modem_held "$host")
+echo "# --- the driver's own view (its sysfs files): $held, configfs qmult=$(cat "$NCM_FUNC/qmult")"
+ktap_expect_eq driver_holds_profile_values "$held" "$(modem_wanted)"
 
 echo "# --- traffic out of the modem (pings to a neighbour nobody answers for)"
 ip addr add 10.200.0.1/24 dev "$host"

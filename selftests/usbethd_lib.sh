@@ -70,3 +70,46 @@ applied() {
 	dexpect "^([^ :]+): profile $1 applied" "${2:-30}" > /dev/null || return 1
 	APPLIED=${DLINE%%:*}
 }
+# profile_setting PROFILE KNOB: the value the built-in PROFILE sets KNOB to
+# ("" when it leaves KNOB alone), so that the tests follow the profiles as
+# measurements change them (docs/performance.md) instead of copying them
+profile_setting() {
+	python3 -c 'import json, sys
+s = json.load(open(sys.argv[1])).get("settings", {})
+v = s.get(sys.argv[2])
+print("" if v is None else v)' "$USBETH_PROFILES/$1.json" "$2"
+}
+# profile_changes PROFILE: how many knobs PROFILE sets (every one differs
+# from a fresh cdc_ncm's defaults in the built-in modem profile)
+profile_changes() {
+	python3 -c 'import json, sys
+s = json.load(open(sys.argv[1])).get("settings", {})
+print(sum(1 for k, v in s.items() if k != "comment" and v is not None))' "$USBETH_PROFILES/$1.json"
+}
+# modem_wanted: "KNOB=VALUE ..." of the cdc_ncm knobs the built-in
+# cellular-modem profile sets; modem_held HOST: the same knobs as HOST's
+# driver holds them (its sysfs files). cdc_ncm pads an NTB size that is a
+# multiple of the endpoint's packet size by one byte (4096 is held as 4097):
+# that counts as the size asked for.
+MODEM_KNOBS=(ntb-rx-max:cdc_ncm/rx_max ntb-tx-max:cdc_ncm/tx_max
+	tx-timer-usecs:cdc_ncm/tx_timer_usecs
+	bql-limit-max:queues/tx-0/byte_queue_limits/limit_max)
+modem_wanted() {
+	local k v out=()
+	for k in "${MODEM_KNOBS[@]}"; do
+		v=$(profile_setting cellular-modem "${k%%:*}")
+		[ -n "$v" ] && out+=("${k%%:*}=$v")
+	done
+	echo "${out[*]}"
+}
+modem_held() {
+	local k v w out=()
+	for k in "${MODEM_KNOBS[@]}"; do
+		w=$(profile_setting cellular-modem "${k%%:*}")
+		[ -n "$w" ] || continue
+		v=$(sysnet "$1" "${k#*:}")
+		case ${k%%:*} in ntb-*) [ "$v" = $((w + 1)) ] && v=$w ;; esac
+		out+=("${k%%:*}=$v")
+	done
+	echo "${out[*]}"
+}

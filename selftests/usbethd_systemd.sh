@@ -12,6 +12,7 @@
 # profile through all that (cdc_ncm sysfs); reload keeps it running; stop
 # restores the driver's value; systemd-analyze's exposure score.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/usbethd_lib.sh"
 
 SD=/lib/systemd/systemd
 U=/run/systemd/system
@@ -129,7 +130,7 @@ if ev=$(monitor_expect '^new .* role=usb-host' 60); then
 	idx=$(sed -n 's/.* ifindex=\([0-9]*\).*/\1/p' <<< "$ev")
 fi
 if [ -n "$host" ] && monitor_expect "^change ifindex=$idx " 60 > /dev/null; then
-	ktap_expect_eq modem_profile_applied "$(cat "/sys/class/net/$host/cdc_ncm/tx_timer_usecs")" 50
+	ktap_expect_eq modem_profile_applied "$(modem_held "$host")" "$(modem_wanted)"
 else
 	ktap_fail modem_profile_applied "no NEW and CHANGE of the host netdev within 60 s"
 fi
