@@ -88,6 +88,7 @@ NCM_CONFIGS=(
 	"tx-4k+bql-4k+timer-50|ntb-tx-max 4096 bql-limit-max 4096 tx-timer-usecs 50"
 	"tx-4k+bql-4k+timer-0|ntb-tx-max 4096 bql-limit-max 4096 tx-timer-usecs 0"
 	"tx-4k+timer-0|ntb-tx-max 4096 tx-timer-usecs 0"
+	"tx-8k+timer-0|ntb-tx-max 8192 tx-timer-usecs 0"
 	"tx-8k+bql-8k+timer-50|ntb-tx-max 8192 bql-limit-max 8192 tx-timer-usecs 50"
 	"tx-2k+bql-2k+timer-0|ntb-tx-max 2048 bql-limit-max 2048 tx-timer-usecs 0"
 	"profile:cellular-modem|"
