@@ -83,27 +83,24 @@ boot1() {
 	udevadm settle -t 60
 	ktap_check renamed_by_udev test -e "/sys/class/net/$host_if"
 	ktap_expect_eq host_driver "$(basename "$(readlink "/sys/class/net/$host_if/device/driver")")" cdc_ncm
-	# usbethd's log lines for the profile's two knobs (ntb-tx-max 8192,
-	# tx-timer-usecs 0), waiting for the last it logs (the knob table's
-	# order); the daemon logs them under the name it saw first (udev may
-	# rename later)
+	# usbethd's log line for the last of the profile's two knobs; the
+	# daemon logs them under the name it saw first (udev may rename later)
 	line=$(timeout 60 journalctl -u usbethd -f -o cat --after-cursor="$cursor" |
 		grep -m1 "profile cellular-modem: tx-timer-usecs")
-	ntb_line=$(journalctl -u usbethd -o cat --after-cursor="$cursor" |
-		grep -m1 "profile cellular-modem: ntb-tx-max")
-	ktap_info "usbethd: ${line:-nothing}; ${ntb_line:-nothing}"
-	ktap_check profile_logged test -n "$line" -a -n "$ntb_line"
-	ktap_expect_eq profile_tx_timer "$(sysfs cdc_ncm/tx_timer_usecs)" 0
-	# cdc_ncm pads a multiple of the endpoint's packet size by one byte
-	ktap_check profile_ntb_tx_max grep -qxE '819[23]' <<< "$(sysfs cdc_ncm/tx_max)"
-	ktap_check cli_reads_it sh -c "usbeth link show dev $host_if | grep -qw 'tx-timer-usecs 0'"
+	bql_line=$(journalctl -u usbethd -o cat --after-cursor="$cursor" |
+		grep -m1 "profile cellular-modem: bql-limit-max")
+	ktap_info "usbethd: ${line:-nothing}; ${bql_line:-nothing}"
+	ktap_check profile_logged test -n "$line" -a -n "$bql_line"
+	ktap_expect_eq profile_tx_timer "$(sysfs cdc_ncm/tx_timer_usecs)" 50
+	ktap_expect_eq profile_bql_limit_max "$(sysfs queues/tx-0/byte_queue_limits/limit_max)" 8192
+	ktap_check cli_reads_it sh -c "usbeth link show dev $host_if | grep -qw 'tx-timer-usecs 50'"
 
 	# -- stop restores what the daemon changed
-	timer0=$(sed -n 's/.*tx-timer-usecs: \([0-9]*\) -> .*/\1/p' <<< "$line")
-	ntb0=$(sed -n 's/.*ntb-tx-max: \([0-9]*\) -> .*/\1/p' <<< "$ntb_line")
+	timer0=$(sed -n 's/.*tx-timer-usecs: \([0-9]*\) -> 50$/\1/p' <<< "$line")
+	bql0=$(sed -n 's/.*bql-limit-max: \([0-9]*\) -> 8192$/\1/p' <<< "$bql_line")
 	systemctl stop usbethd
 	ktap_expect_eq stop_restores_tx_timer "$(sysfs cdc_ncm/tx_timer_usecs)" "${timer0:-?}"
-	ktap_expect_eq stop_restores_ntb_tx_max "$(sysfs cdc_ncm/tx_max)" "${ntb0:-?}"
+	ktap_expect_eq stop_restores_bql "$(sysfs queues/tx-0/byte_queue_limits/limit_max)" "${bql0:-?}"
 
 	# -- the installed suite (usbeth-tests), as a user runs it: tests that
 	# plug no USB device (a plug here meets udev's renaming and the rule's
