@@ -70,46 +70,32 @@ applied() {
 	dexpect "^([^ :]+): profile $1 applied" "${2:-30}" > /dev/null || return 1
 	APPLIED=${DLINE%%:*}
 }
-# profile_setting PROFILE KNOB: the value the built-in PROFILE sets KNOB to
-# ("" when it leaves KNOB alone), so that the tests follow the profiles as
-# measurements change them (docs/performance.md) instead of copying them
-profile_setting() {
-	python3 -c 'import json, sys
-s = json.load(open(sys.argv[1])).get("settings", {})
-v = s.get(sys.argv[2])
-print("" if v is None else v)' "$USBETH_PROFILES/$1.json" "$2"
-}
-# profile_changes PROFILE: how many knobs PROFILE sets (every one differs
-# from a fresh cdc_ncm's defaults in the built-in modem profile)
-profile_changes() {
-	python3 -c 'import json, sys
-s = json.load(open(sys.argv[1])).get("settings", {})
-print(sum(1 for k, v in s.items() if k != "comment" and v is not None))' "$USBETH_PROFILES/$1.json"
-}
-# modem_wanted: "KNOB=VALUE ..." of the cdc_ncm knobs the built-in
+# modem_wanted: "KNOB=VALUE ..." of the cdc_ncm and BQL knobs the built-in
 # cellular-modem profile sets; modem_held HOST: the same knobs as HOST's
 # driver holds them (its sysfs files). cdc_ncm pads an NTB size that is a
 # multiple of the endpoint's packet size by one byte (4096 is held as 4097):
-# that counts as the size asked for.
-MODEM_KNOBS=(ntb-rx-max:cdc_ncm/rx_max ntb-tx-max:cdc_ncm/tx_max
-	tx-timer-usecs:cdc_ncm/tx_timer_usecs
-	bql-limit-max:queues/tx-0/byte_queue_limits/limit_max)
+# that counts as the size asked for. A profile that sets none of them, or a
+# file that cannot be read, gives "none" against "nothing read": a failed
+# comparison, never an empty one that passes.
+declare -A MODEM_SYSFS=([ntb-rx-max]=cdc_ncm/rx_max [ntb-tx-max]=cdc_ncm/tx_max
+	[tx-timer-usecs]=cdc_ncm/tx_timer_usecs
+	[bql-limit-max]=queues/tx-0/byte_queue_limits/limit_max)
 modem_wanted() {
-	local k v out=()
-	for k in "${MODEM_KNOBS[@]}"; do
-		v=$(profile_setting cellular-modem "${k%%:*}")
-		[ -n "$v" ] && out+=("${k%%:*}=$v")
-	done
-	echo "${out[*]}"
+	local out
+	out=$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1])).get("settings", {})
+print(" ".join(f"{k}={s[k]}" for k in sys.argv[2:] if s.get(k) is not None))' \
+		"$USBETH_PROFILES/cellular-modem.json" ntb-rx-max ntb-tx-max tx-timer-usecs bql-limit-max)
+	echo "${out:-none}"
 }
 modem_held() {
-	local k v w out=()
-	for k in "${MODEM_KNOBS[@]}"; do
-		w=$(profile_setting cellular-modem "${k%%:*}")
-		[ -n "$w" ] || continue
-		v=$(sysnet "$1" "${k#*:}")
-		case ${k%%:*} in ntb-*) [ "$v" = $((w + 1)) ] && v=$w ;; esac
-		out+=("${k%%:*}=$v")
+	local kv k w v out=()
+	for kv in $(modem_wanted); do
+		[ "$kv" = none ] && break
+		k=${kv%%=*} w=${kv#*=}
+		v=$(sysnet "$1" "${MODEM_SYSFS[$k]}")
+		case $k in ntb-*) [ "$v" = $((w + 1)) ] && v=$w ;; esac
+		out+=("$k=$v")
 	done
-	echo "${out[*]}"
+	echo "${out[*]:-nothing read}"
 }

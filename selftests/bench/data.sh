@@ -208,19 +208,17 @@ e1k_save() {
 # once the cell's knobs are set, for the data line: the figures belong to
 # these values, not to what was asked for
 drv_state() {
-	local f=(queues/tx-0/byte_queue_limits/limit_max)
+	local f out=() q=queues/tx-0/byte_queue_limits/limit_max
+	out+=("drv_limit_max=$(sysfs_of "$HOST_NS" "$HOST_IF" $q)")
 	case $1 in
 	ncm-*)
-		f+=(cdc_ncm/tx_max cdc_ncm/rx_max cdc_ncm/tx_timer_usecs)
-		printf 'drv_limit_max=%s drv_tx_max=%s drv_rx_max=%s drv_tx_timer_usecs=%s' \
-			"$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[0]}")" "$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[1]}")" \
-			"$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[2]}")" "$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[3]}")"
+		for f in tx_max rx_max tx_timer_usecs; do
+			out+=("drv_$f=$(sysfs_of "$HOST_NS" "$HOST_IF" "cdc_ncm/$f")")
+		done
 		;;
-	e1000e)
-		printf 'drv_limit_max=%s drv_rx_usecs=%s' \
-			"$(sysfs_of "$HOST_NS" "$HOST_IF" "${f[0]}")" "$(e1k_coalesce)"
-		;;
+	e1000e) out+=("drv_rx_usecs=$(e1k_coalesce)") ;;
 	esac
+	echo "${out[*]}"
 }
 
 ue_set() { # ue_set NS IF KNOB... : usbeth link set, its error shown
@@ -229,12 +227,21 @@ ue_set() { # ue_set NS IF KNOB... : usbeth link set, its error shown
 		{ ktap_info "usbeth -n $1 link set dev $2 ${*:3}: $out"; return 1; }
 }
 
+# dirs_of LINK: the transfers a cell of LINK measures (USBETH_BENCH_DIRS,
+# or by default both but on ncm-full, see the header)
+dirs_of() {
+	if [ -n "$DIRS" ]; then echo "$DIRS"
+	elif [ "$1" = ncm-full ]; then echo up
+	else echo "up down"
+	fi
+}
+
 # cell LINK CONFIG ROUND: one measurement, one "# data:" line.
 CELL_ERR=0
 cell() {
 	local lnk=$1 name=${2%%|*} knobs=${2#*|} round=$3 vid='' pid='' prof='' err=''
-	local gad=() idle up down drv='' dirs=${DIRS:-up down}
-	[ -z "$DIRS" ] && [ "$lnk" = ncm-full ] && dirs=up
+	local gad=() idle up down drv='' dirs
+	dirs=$(dirs_of "$lnk")
 	case $name in
 	profile:cellular-modem) prof=cellular-modem vid=$VID_MODEM pid=$PID_MODEM ;;
 	profile:displaylink) prof=displaylink vid=$VID_DL pid=$PID_DL ;;
@@ -337,7 +344,7 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 		cfgs=("${keep[@]}")
 	fi
 	total=$((${#cfgs[@]} * ROUNDS))
-	[ -z "$DIRS" ] && [ "$lnk" = ncm-full ] &&
+	[ "$(dirs_of "$lnk")" = up ] && [ -z "$DIRS" ] &&
 		ktap_info "bench-data: $lnk: uploads only (gadget -> host stalls at full speed: selftests/bench/stall.sh)"
 	for ((r = 1; r <= ROUNDS; r++)); do
 		for c in "${cfgs[@]}"; do

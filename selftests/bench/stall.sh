@@ -14,8 +14,9 @@
 # (`usbeth link set` argument lists, ";"-separated; default the driver's
 # defaults and tx-timer-usecs 0), USBETH_STALL_SECS (default 10).
 # Each sample line:
-#   # stall: t=S rx_bytes=B bql_inflight=N bql_limit=N qlen=N backlog=N
-#     tx_ntbs=N tx_reason_ntb_full=N tx_reason_timeout=N ...
+#   # stall: t=S rx_bytes=B tx_bytes=B bql_inflight=N bql_limit=N
+#     qdisc=BACKLOG requeues=N host_rx_err=E/D gadget_tx_bytes=B
+#     gadget_tx_err=E/D gadget_qdisc=BACKLOG tx_ntbs=N tx_reason_...=N ...
 # usbeth-timeout: 1800
 source "$(dirname "$0")/../lib.sh"
 
@@ -29,7 +30,7 @@ trap ncm_teardown EXIT
 sample() {
 	local q=queues/tx-0/byte_queue_limits st
 	st=$(in_ns "$NCM_HOST_NS" ethtool -S "$NCM_HOST_IF" |
-		awk '$1 ~ /^tx_(ntbs|reason_ntb_full|reason_timeout|reason_ndp_full|reason_max_datagram|overhead|ntbs)|^rx_ntbs/ { sub(/:$/, "", $1); printf " %s=%s", $1, $2 }')
+		awk '$1 ~ /^tx_(ntbs|reason_ntb_full|reason_timeout|reason_ndp_full|reason_max_datagram|overhead)|^rx_ntbs/ { sub(/:$/, "", $1); printf " %s=%s", $1, $2 }')
 	echo "# stall: t=$1 rx_bytes=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" statistics/rx_bytes)" \
 		"tx_bytes=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" statistics/tx_bytes)" \
 		"bql_inflight=$(sysfs_of "$NCM_HOST_NS" "$NCM_HOST_IF" $q/inflight)" \
@@ -39,8 +40,7 @@ sample() {
 		"host_rx_err=$(stat_of "$NCM_HOST_NS" "$NCM_HOST_IF" rx_errors)/$(stat_of "$NCM_HOST_NS" "$NCM_HOST_IF" rx_dropped)" \
 		"gadget_tx_bytes=$(stat_of "$NCM_GADGET_NS" "$NCM_GADGET_IF" tx_bytes)" \
 		"gadget_tx_err=$(stat_of "$NCM_GADGET_NS" "$NCM_GADGET_IF" tx_errors)/$(stat_of "$NCM_GADGET_NS" "$NCM_GADGET_IF" tx_dropped)" \
-		"gadget_qdisc=$(tc -n "$NCM_GADGET_NS" -s qdisc show dev "$NCM_GADGET_IF" | awk '/backlog/ { printf "%s/%s", $2, $3 }')" \
-		"gadget_txq=$(ip -n "$NCM_GADGET_NS" -d link show dev "$NCM_GADGET_IF" | grep -o 'state [A-Z]*' | head -n1 | cut -d' ' -f2)$st"
+		"gadget_qdisc=$(tc -n "$NCM_GADGET_NS" -s qdisc show dev "$NCM_GADGET_IF" | awk '/backlog/ { printf "%s/%s", $2, $3 }')$st"
 }
 stat_of() { sysfs_of "$1" "$2" "statistics/$3"; }
 
