@@ -8,7 +8,7 @@
 # debug kernel (make check-debug), where KASAN, lockdep, kmemleak and the
 # reference trackers watch every one of those paths; it runs on any kernel.
 # Each cycle waits for the host's cdc_ncm netdev to come and to go (rtnetlink
-# events, tools/nlwait). Every request must get a well-formed answer: a
+# events, tools/nlwait), and sets its TX timer, read back from sysfs. Every request must get a well-formed answer: a
 # device, or an error naming it; the monitor must see every host netdev come
 # and go, in order.
 #
@@ -27,6 +27,8 @@ cleanup() {
 	[ -n "${MON:-}" ] && kill "$MON" 2>/dev/null
 	rm -f "$stop" "$stop".*
 	ncm_teardown
+	# more than one UDC (udc_reload): back to one, for what runs next
+	[ "$NCM_UDC" = dummy_udc.0 ] || rmmod dummy_hcd
 }
 trap cleanup EXIT
 ktap_plan 8
@@ -41,6 +43,9 @@ G=$(cat "$NCM_FUNC/ifname")
 worker() {
 	local name=$1 ok=0 err=0 bad=0 out rc
 	shift
+	# below the plugs: they go ahead when both want the CPU (a single
+	# TCG thread here), the requests fill every wait of theirs
+	renice -n 19 -p "$BASHPID" > /dev/null
 	until [ -e "$stop" ]; do
 		out=$("$@" 2>&1)
 		rc=$?
@@ -75,19 +80,55 @@ worker set_host set_host & PIDS+=($!)
 worker set_gadget set_gadget & PIDS+=($!)
 worker dump "$USBETHCTL" dump & PIDS+=($!)
 
+# udc_reload: the UDC goes (the gadget device deleted and freed under the
+# GETs) and comes back, and the gadget binds to it. A kernel bug stands in the
+# way: u_ether moves its netdev off the gadget at unbind (device_move() to no
+# parent), and device_move() never drops the old parent's "net" glue
+# directory (drivers/base/core.c, 6.1 to 7.3), so it outlives the gadget. A
+# new gadget allocated where a freed one was finds that dead directory, and
+# the bind fails ("kobject_add_internal failed for usb0 (error: -2 parent:
+# net)"; on stock 7.3 from the second reload on, and reloading again mostly
+# lands on the same address). So a refused bind reloads dummy_hcd with more
+# UDCs (num=2, 4, ... 32), tried from the last allocated: of N new gadgets
+# at most as many as have been freed can sit on a dead directory. Each
+# refused bind is counted.
+stale_glue=0
+udc_reload() {
+	local n=1 u udcs
+	while [ $n -le 32 ]; do
+		rmmod dummy_hcd && modprobe dummy_hcd is_super_speed=1 num=$n || return 1
+		mapfile -t udcs < <(ls -r /sys/class/udc)
+		for u in "${udcs[@]}"; do
+			if echo "$u" > "$NCM_GADGET/UDC" 2> /dev/null; then
+				NCM_UDC=$u
+				return 0
+			fi
+			stale_glue=$((stale_glue + 1))
+		done
+		n=$((n * 2))
+	done
+	return 1
+}
+
 udc_gone=0 done_cycles=0 failed=
 for i in $(seq "$CYCLES"); do
 	h=$("$NLWAIT" -t 60 driver cdc_ncm) || { failed="cycle $i: no host netdev"; break; }
+	# one SET per plug that must reach the driver (the workers' may all
+	# land between plugs): the host netdev is there until we unplug it
+	t=$((i % 2 * 100 + 300))
+	"$USBETHCTL" set "$h" tx_timer_usecs=$t > /dev/null || { failed="cycle $i: SET on $h"; break; }
+	[ "$(cat "/sys/class/net/$h/cdc_ncm/tx_timer_usecs")" = $t ] ||
+		{ failed="cycle $i: $h holds no tx_timer_usecs $t"; break; }
 	echo "" > "$NCM_GADGET/UDC" || { failed="cycle $i: unbind"; break; }
 	"$NLWAIT" -t 60 gone "$h" || { failed="cycle $i: $h did not go"; break; }
-	if [ $((i % 100)) -eq 0 ]; then
-		# the UDC goes: the gadget is deleted under the GETs
-		rmmod dummy_hcd || { failed="cycle $i: rmmod dummy_hcd"; break; }
-		modprobe dummy_hcd is_super_speed=1 || { failed="cycle $i: modprobe dummy_hcd"; break; }
+	if [ $((i % ${USBETH_CYCLES_UDC_EVERY:-100})) -eq 0 ]; then
+		udc_reload || { failed="cycle $i: the UDC reload and bind ($stale_glue stale)"; break; }
 		udc_gone=$((udc_gone + 1))
-		ktap_info "cycle $i of $CYCLES (the UDC removed $udc_gone times)"
+		ktap_info "cycle $i of $CYCLES at ${SECONDS}s (the UDC removed $udc_gone times," \
+			"$stale_glue binds refused by a stale glue directory)"
+	else
+		echo "$NCM_UDC" > "$NCM_GADGET/UDC" || { failed="cycle $i: bind"; break; }
 	fi
-	echo "$NCM_UDC" > "$NCM_GADGET/UDC" || { failed="cycle $i: bind"; break; }
 	done_cycles=$i
 done
 "$NLWAIT" -t 60 driver cdc_ncm > /dev/null
@@ -99,7 +140,7 @@ while read -r line; do ktap_info "$line"; done < "$stop.counts"
 [ -f "$stop.bad" ] && while read -r line; do ktap_info "$line"; done < "$stop.bad"
 ktap_expect_eq no_malformed_answer "$(grep -o 'bad=[0-9]*' "$stop.counts" | grep -vc 'bad=0$')" 0
 ktap_check gets_answered grep -qE '^get_gadget ok=[1-9]' "$stop.counts"
-ktap_check sets_answered grep -qE '^set_host ok=[1-9]' "$stop.counts"
+ktap_check sets_answered grep -qE '^set_gadget ok=[1-9]' "$stop.counts"
 ktap_check dumps_answered grep -qE '^dump ok=[1-9]' "$stop.counts"
 # the monitor: every host netdev that came, unless it said it lost events
 kill "$MON"; wait "$MON" 2>/dev/null; MON=

@@ -119,7 +119,7 @@ fi
 	# the cache, for what setup.sh unpacked there (the kernel's YNL library)
 	echo "export USBETH_CACHE='$USBETH_CACHE'"
 	# knobs of the suite's length, passed on when set (check.sh --debug)
-	for v in USBETH_TEST_TIMEOUT USBETH_FUZZ_COUNT USBETH_CYCLES USBETH_BENCH_ROUNDS \
+	for v in USBETH_TEST_TIMEOUT USBETH_FUZZ_COUNT USBETH_CYCLES USBETH_CYCLES_UDC_EVERY USBETH_BENCH_ROUNDS \
 		USBETH_BENCH_LINKS USBETH_BENCH_SECS USBETH_BENCH_CONFIGS USBETH_BENCH_DIRS \
 		USBETH_STALL_SPEEDS USBETH_STALL_CONFIGS USBETH_STALL_SECS; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
