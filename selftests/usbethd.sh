@@ -53,7 +53,7 @@ rm -rf "$W" && mkdir -p "$ADMIN" "$RUN"
 stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 : > "$LOG"
 
-ktap_plan 73
+ktap_plan 76
 
 ncm_setup -s super -v 0x17e9 -p 0x4301 -q 1
 ncm_unplug
@@ -62,13 +62,14 @@ ip -n "$NCM_GADGET_NS" link set dev "$gadget" netns 1 || bail "cannot move $gadg
 ip link set dev "$gadget" up
 
 ktap_check check_builtin_profiles "$D" --check -d "$BUILTIN"
+NB=$(find "$BUILTIN" -name '*.json' | wc -l)	# what the daemon must load
 
 # --- start: the gadget is present but unbound, its speed unknown; the
 # default applies until it connects
 ktap_expect_eq gadget_qmult_before "$(uf "$gadget" qmult)" 1
 daemon_start
 ktap_check start_covers_present_gadget dexpect "^$gadget: profile default applied"
-ktap_check daemon_ready dexpect "^ready: 4 profiles, 1 devices recorded"
+ktap_check daemon_ready dexpect "^ready: $NB profiles, 1 devices recorded"
 
 # --- plug the "DisplayLink dock": NTB sizes to the device maximum; the
 # gadget connects at SuperSpeed: qmult 5, in effect from the next connect
@@ -163,6 +164,29 @@ applied cellular-modem || bail "the modem did not get the cellular-modem profile
 host=$APPLIED
 ktap_expect_eq modem_profile_in_driver "$(modem_held "$host")" "$(modem_wanted)"
 
+# --- the same modem on a full-speed link (the gadget's max_speed: dummy_hcd
+# then connects it at full speed): the full-speed profile, the more specific
+dmark
+unplug
+dexpect "^$host: gone, record dropped" > /dev/null || bail "no record dropped on unplug"
+echo full-speed > "$NCM_GADGET/max_speed" || bail "cannot set the gadget's max_speed"
+dmark
+plug
+applied cellular-modem-full-speed || bail "the full-speed modem did not get its profile"
+host=$APPLIED
+ktap_expect_eq fullspeed_modem_speed "$(uf "$host" usb_speed)" full
+ktap_expect_eq fullspeed_modem_profile_in_driver "$(modem_held "$host" cellular-modem-full-speed)" \
+	"$(modem_wanted cellular-modem-full-speed)"
+dmark
+unplug
+dexpect "^$host: gone, record dropped" > /dev/null || bail "no record dropped on unplug"
+echo super-speed > "$NCM_GADGET/max_speed" || bail "cannot set the gadget's max_speed"
+dmark
+plug
+applied cellular-modem || bail "back at super speed: not the cellular-modem profile"
+host=$APPLIED
+ktap_expect_eq superspeed_modem_back_to_modem_profile "$(modem_held "$host")" "$(modem_wanted)"
+
 # --- plug/unplug cycles: every plug applied, records dropped, memory flat
 rss0=$(rss_kb)
 ok=0 tc=$SECONDS
@@ -232,7 +256,7 @@ NOTIFY_SOCKET=$W/notify.sock daemon_start --rcvbuf 1
 n=$(notified) || bail "no sd_notify message"
 ktap_info "sd_notify: $n"
 ktap_expect_eq notify_ready_from_main_pid "$n" "pid=$DPID READY=1 STATUS=applying profiles"
-ktap_check small_rcvbuf_ready dexpect "^ready: 4 profiles, 2 devices recorded"
+ktap_check small_rcvbuf_ready dexpect "^ready: $NB profiles, 2 devices recorded"
 old=$host oldidx=$(cat "/sys/class/net/$host/ifindex")
 kill -STOP "$DPID"
 "$USBETHCTL" set "$old" tx_timer_usecs=300 > /dev/null || bail "usbethctl set $old"
@@ -286,7 +310,7 @@ ktap_check default_profile_leaves_nic_alone \
 	sh -c "'$D' --explain '$NIC' -d '$BUILTIN' 2>&1 | grep -q 'leaves it alone'"
 dmark
 DNS=$ENS daemon_start
-ktap_check nic_netns_ready dexpect "^ready: 6 profiles, 0 devices recorded"
+ktap_check nic_netns_ready dexpect "^ready: $((NB + 2)) profiles, 0 devices recorded"
 ip link set dev "$NIC" netns "$ENS" || bail "cannot move $NIC into $ENS"
 ktap_check nic_appears_gets_profile dexpect "^$NIC: profile nic-offloads applied \(3 changed\)"
 ktap_expect_eq nic_offloads_off_ethtool_k "$(offl "$ENS")" "sg off, tso off, gso off"

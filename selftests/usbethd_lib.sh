@@ -70,9 +70,9 @@ applied() {
 	dexpect "^([^ :]+): profile $1 applied" "${2:-30}" > /dev/null || return 1
 	APPLIED=${DLINE%%:*}
 }
-# modem_wanted: "KNOB=VALUE ..." of the cdc_ncm and BQL knobs the built-in
-# cellular-modem profile sets; modem_held HOST: the same knobs as HOST's
-# driver holds them (its sysfs files). cdc_ncm pads an NTB size that is a
+# modem_wanted [PROFILE]: "KNOB=VALUE ..." of the cdc_ncm and BQL knobs the
+# built-in PROFILE (default cellular-modem) sets; modem_held HOST [PROFILE]:
+# the same knobs as HOST's driver holds them (its sysfs files). cdc_ncm pads an NTB size that is a
 # multiple of the endpoint's packet size by one byte (4096 is held as 4097):
 # that counts as the size asked for. A profile that sets none of them, or a
 # file that cannot be read, gives "none" against "nothing read": a failed
@@ -85,12 +85,12 @@ modem_wanted() {
 	out=$(python3 -c 'import json, sys
 s = json.load(open(sys.argv[1])).get("settings", {})
 print(" ".join(f"{k}={s[k]}" for k in sys.argv[2:] if s.get(k) is not None))' \
-		"$USBETH_PROFILES/cellular-modem.json" ntb-rx-max ntb-tx-max tx-timer-usecs bql-limit-max)
+		"$USBETH_PROFILES/${1:-cellular-modem}.json" ntb-rx-max ntb-tx-max tx-timer-usecs bql-limit-max)
 	echo "${out:-none}"
 }
 modem_held() {
 	local kv k w v out=()
-	for kv in $(modem_wanted); do
+	for kv in $(modem_wanted "${2:-}"); do
 		[ "$kv" = none ] && break
 		k=${kv%%=*} w=${kv#*=}
 		v=$(sysnet "$1" "${MODEM_SYSFS[$k]}")

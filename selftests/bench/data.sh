@@ -94,6 +94,11 @@ NCM_CONFIGS=(
 	"profile:cellular-modem|"
 	"profile:displaylink|"
 )
+# a modem at full speed gets its own profile (the more specific match), so
+# on ncm-full this one stands in for profile:cellular-modem
+FULL_CONFIGS=(
+	"profile:cellular-modem-full-speed|"
+)
 SUPER_CONFIGS=(
 	"qmult-1|@qmult 1"
 	"qmult-10|@qmult 10"
@@ -243,7 +248,8 @@ cell() {
 	local gad=() idle up down drv='' dirs
 	dirs=$(dirs_of "$lnk")
 	case $name in
-	profile:cellular-modem) prof=cellular-modem vid=$VID_MODEM pid=$PID_MODEM ;;
+	profile:cellular-modem | profile:cellular-modem-full-speed)
+		prof=${name#profile:} vid=$VID_MODEM pid=$PID_MODEM ;;
 	profile:displaylink) prof=displaylink vid=$VID_DL pid=$PID_DL ;;
 	profile:superspeed-gadget) prof=superspeed-gadget ;;
 	esac
@@ -328,7 +334,14 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 		# names it, so that gadget-side knobs can be set while unplugged
 		ncm_plug
 		ncm_unplug
-		cfgs=("${NCM_CONFIGS[@]}")
+		if [ "$lnk" = ncm-full ]; then
+			for c in "${NCM_CONFIGS[@]}"; do
+				[ "${c%%|*}" = profile:cellular-modem ] || cfgs+=("$c")
+			done
+			cfgs+=("${FULL_CONFIGS[@]}")
+		else
+			cfgs=("${NCM_CONFIGS[@]}")
+		fi
 		[ "$lnk" = ncm-super ] && cfgs+=("${SUPER_CONFIGS[@]}")
 		;;
 	e1000e)

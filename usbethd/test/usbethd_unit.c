@@ -108,7 +108,7 @@ static void t_builtins_load(void)
 	CHECK_EQ(profset_load(&s, dirs, 1, &e), 0);
 	if (e.msg[0])
 		printf("# %s:%u:%u: %s\n", e.file, e.line, e.col, e.msg);
-	CHECK_EQ(s.n, 4);
+	CHECK_EQ(s.n, 5);
 	host_dev(&d, 0x17e9, 0x4301);
 	CHECK_STR(profset_select(&s, &d)->name, "displaylink");
 	CHECK(profile_want(profset_find(&s, "displaylink"), K_NTB_RX_MAX, &d,
@@ -118,6 +118,18 @@ static void t_builtins_load(void)
 			   &v));
 	CHECK_EQ(v, 32768);
 	host_dev(&d, 0x1199, 0x9071);
+	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
+	/* the same modem on a full-speed link: its own, more specific profile */
+	d.usb_speed = USBETH_USB_SPEED_FULL;
+	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem-full-speed");
+	CHECK(profile_want(profset_find(&s, "cellular-modem-full-speed"),
+			   K_TX_TIMER_USECS, &d, &v));
+	CHECK_EQ(v, 0);
+	CHECK(profile_want(profset_find(&s, "cellular-modem-full-speed"),
+			   K_NTB_TX_MAX, &d, &v));
+	CHECK_EQ(v, 8192);
+	/* ... and at high speed the general one */
+	d.usb_speed = USBETH_USB_SPEED_HIGH;
 	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
 	host_dev(&d, 0x0bda, 0x8153);
 	CHECK_STR(profset_select(&s, &d)->name, "default");
