@@ -13,6 +13,16 @@
 # Environment: USBETH_STALL_SPEEDS (default "full"), USBETH_STALL_CONFIGS
 # (`usbeth link set` argument lists, ";"-separated; default the driver's
 # defaults and tx-timer-usecs 0), USBETH_STALL_SECS (default 10).
+# What it found (7.3, full speed; docs/performance.md): the gadget's f_ncm.
+# Its TX timer flushes the NTB being built by calling u_ether's xmit with no
+# skb; when both IN requests (full speed has 2) are out, that returns
+# NETDEV_TX_BUSY, the NTB stays, and the timer is armed again only for a new
+# NTB, so what is in it waits until later frames fill it. The kprobes on
+# ncm_tx_timeout and eth_start_xmit (its skb argument, its return value)
+# show it: the longest time the gadget queued nothing on bulk IN starts
+# right after a flush that returned 16. And a poke: at the first sample
+# without a received byte, 15 pings of 1400 bytes from the gadget; the
+# first ones come back together once enough of them fill the NTB.
 # Each sample line:
 #   # stall: t=S rx_bytes=B tx_bytes=B bql_inflight=N bql_limit=N
 #     qdisc=BACKLOG requeues=N host_rx_err=E/D gadget_tx_bytes=B
@@ -84,6 +94,13 @@ for speed in $SPEEDS; do
 			echo 4096 > $tr/buffer_size_kb
 			echo 1 > $tr/events/gadget/usb_ep_queue/enable
 			echo 1 > $tr/events/gadget/usb_gadget_giveback_request/enable
+			# the flush timer, and what u_ether's xmit returns (16:
+			# NETDEV_TX_BUSY) when called with no skb
+			kp=$tr/kprobe_events
+			echo 'p:stall/tmo ncm_tx_timeout' >> $kp 2>/dev/null &&
+				echo 'p:stall/xin eth_start_xmit skb=$arg1' >> $kp 2>/dev/null &&
+				echo 'r:stall/xret eth_start_xmit ret=$retval' >> $kp 2>/dev/null &&
+				echo 1 > $tr/events/stall/enable || ktap_info "no kprobes on f_ncm/u_ether"
 			echo 1 > $tr/tracing_on
 		else
 			tr=
@@ -93,13 +110,19 @@ for speed in $SPEEDS; do
 			-t "$SECS" -i 1 -f m > "/tmp/stall.iperf" 2>&1 &
 		ipid=$!
 		sample 0
-		stalled=0 last=
+		stalled=0 last='' poke=''
 		for ((t = 1; t <= SECS + 5; t++)); do
 			sleep 1	# the sampling period, not a wait for an event
 			line=$(sample "$t")
 			echo "$line"
 			rx=${line#*rx_bytes=} rx=${rx%% *}
 			[ -n "$last" ] && [ "$rx" = "$last" ] && kill -0 $ipid 2>/dev/null && stalled=$((stalled + 1))
+			if [ $stalled -eq 1 ] && [ -z "$poke" ]; then
+				ip netns exec "$NCM_GADGET_NS" ping -c 15 -s 1400 -i 0.2 -W 10 "$NCM_HOST_ADDR" \
+					> /tmp/stall.poke 2>&1 &
+				poke=$t pokepid=$!
+				echo "# stall: t=$t poke: 15 pings of 1400 bytes from the gadget"
+			fi
 			last=$rx
 			kill -0 $ipid 2>/dev/null || break
 		done
@@ -119,13 +142,42 @@ for speed in $SPEEDS; do
 			echo 0 > $tr/tracing_on
 			echo 0 > $tr/events/gadget/usb_ep_queue/enable
 			echo 0 > $tr/events/gadget/usb_gadget_giveback_request/enable
+			[ -d $tr/events/stall ] && echo 0 > $tr/events/stall/enable
 			cat $tr/trace > /tmp/stall.trace
+			[ -d $tr/events/stall ] && echo > $tr/kprobe_events
+			# per CPU, an xmit with no skb (the timer's) and the return
+			# that follows it
+			ktap_info "f_ncm flush timer: $(grep -c ' tmo: ' /tmp/stall.trace) fired;" \
+				"its xmits (no skb) returned: $(awk '{ c = $2 } / xin: / { nul[c] = ($NF == "skb=0x0") }
+					/ xret: / && nul[c] { r[$NF]++; nul[c] = 0 }
+					END { for (k in r) printf "%s x%d ", k, r[k] }' /tmp/stall.trace)"
+			# the longest time the gadget queued nothing on its bulk IN
+			# endpoint, and what its flush timer did just before and in it
+			awk 'function ts() { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+[.][0-9]+:$/) return $i + 0; return -1 }
+				NR == FNR { if (/ usb_ep_queue: ep[0-9]+in-bulk/) { t = ts()
+						if (p != "" && t - p > gap) { gap = t - p; gs = p; ge = t }
+						p = t }
+					next }
+				/ (tmo|xin|xret|usb_ep_queue|usb_gadget_giveback_request): / { t = ts()
+					sub(/^ */, ""); l = "#   " substr($0, 1, 150)
+					if (t <= gs) b[m++ % 12] = l
+					else if (t < ge && a < 12) w[a++] = l
+					if (t > gs && t < ge && / tmo: /) n++ }
+				END { printf "# the gadget queued nothing on bulk IN for %.3f s (%.6f to %.6f); around its start:\n", gap, gs, ge
+					for (i = (m > 12 ? m - 12 : 0); i < m; i++) print b[i % 12]
+					for (i = 0; i < a; i++) print w[i]
+					printf "# flush-timer runs inside it: %d\n", n }' /tmp/stall.trace /tmp/stall.trace
 			ktap_info "gadget requests: $(grep -cE 'usb_ep_queue: ep[0-9]+in-bulk' /tmp/stall.trace) queued on the bulk IN endpoint," \
 				"$(grep -cE 'usb_gadget_giveback_request: ep[0-9]+in-bulk' /tmp/stall.trace) given back; the last of its events:"
 			grep -E '(usb_ep_queue|usb_gadget_giveback_request): ep[0-9]+in-bulk' /tmp/stall.trace | tail -n 6 |
 				sed 's/^ *//' | cut -c1-160 | sed 's/^/#   /'
 		fi
 		sed 's/^/#   /' /tmp/stall.iperf | grep -E 'sec|error|unable' | tail -n 4
+		if [ -n "$poke" ]; then
+			wait "$pokepid"
+			ktap_info "the poke at t=$poke:"
+			grep -E 'bytes from|transmitted' /tmp/stall.poke | sed 's/^/#   /' | tail -n 16
+		fi
 		ip netns exec "$NCM_HOST_NS" pkill -x iperf3
 		if [ $rc -eq 0 ] && [ $stalled -eq 0 ]; then
 			ktap_ok "${speed}_${cfg:-defaults}"
