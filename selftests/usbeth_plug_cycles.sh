@@ -68,7 +68,8 @@ host_dev() { # the host's cdc_ncm netdev now, or a name that is none
 	echo usb-gone
 }
 get_host() { "$USBETHCTL" get "$(host_dev)"; }
-set_host() { "$USBETHCTL" set "$(host_dev)" tx_timer_usecs=$((RANDOM % 2 * 100 + 300)); }
+# (not the TX timer: each cycle sets that itself, and reads it back)
+set_host() { "$USBETHCTL" set "$(host_dev)" ntb_rx_max=$((RANDOM % 2 * 8192 + 8192)); }
 set_gadget() { "$USBETHCTL" set "$G" qmult=$((RANDOM % 5 + 1)); }
 
 # the monitor writes to a file (thousands of events: no pipe to fill)
