@@ -31,10 +31,11 @@
 #                         (a direction left out is "-" in its line). Default
 #                         "up down", but "up" on ncm-full: there gadget ->
 #                         host stalls within seconds on every kernel, whatever
-#                         the host's knobs (selftests/bench/stall.sh shows it:
-#                         the gadget stops queueing IN requests while the host
-#                         waits with its bulk IN URBs out), so a download cell
-#                         would measure the stall, not the configuration.
+#                         the host's knobs (selftests/bench/stall.sh traces
+#                         it: f_ncm's flush timer is refused while both IN
+#                         requests are out and is not armed again, so an NTB
+#                         waits to be filled), so a download cell would
+#                         measure the stall, not the configuration.
 # usbeth-timeout: 10800
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../usbethd_lib.sh"
