@@ -186,7 +186,8 @@ else
 fi
 kill "$tstamp_pin" 2>/dev/null
 # kmemleak wants two scans (an object freshly unreferenced is reported only
-# at the second); what it reports is printed and fails the run.
+# at the second); what it reports, but for the kernel's own known leaks
+# (vm/kmemleak-known.sh), is printed and fails the run.
 if [ -w "$kml" ]; then
 	echo scan > "$kml"
 	echo scan > "$kml"
