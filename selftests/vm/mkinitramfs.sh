@@ -12,7 +12,7 @@ case $(ldd "$bb" 2>&1) in *"not a dynamic executable"*) ;; *)
 esac
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$out.$$.tmp"' EXIT
 mkdir -p "$tmp"/{bin,sbin,proc,sys,dev,modules,host}
 cp "$bb" "$tmp/bin/busybox"
 for a in sh mount umount mkdir insmod cat echo chroot poweroff hostname sync sleep ls uname; do
@@ -37,5 +37,8 @@ for m in virtio_pci 9pnet_virtio 9p; do
 		echo "$name" >> "$tmp/modules.order"
 	done
 done
-(cd "$tmp" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out.tmp"
-mv "$out.tmp" "$out"
+# a temporary name of this process's own: two runs in fresh clones (whose
+# init is newer than the cached image) rebuild it at once, and a shared
+# "$out.tmp" let one rename the other's file away; the rename is atomic
+(cd "$tmp" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out.$$.tmp"
+mv "$out.$$.tmp" "$out"
