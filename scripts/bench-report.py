@@ -3,6 +3,7 @@
 """Turn the "# data:" lines of selftests/bench/data.sh into a report.
 
     bench-report.py [--title TEXT] DATA OUTDIR
+    bench-report.py --across DATA...
 
 DATA holds the lines (as scripts/bench-data.sh collects them, one VM boot
 per kernel). OUTDIR gets report.md and one PNG per kernel and link:
@@ -10,6 +11,12 @@ latency under load against throughput, one point per configuration (the
 median over the rounds, bars from the lowest to the highest round), upload
 and download side by side. Every ratio is against the "defaults" cell of
 the same kernel and link, i.e. of the same boot.
+
+With --across, each DATA file is a set of boots (one per kernel, as
+scripts/bench-data.sh writes them) and the Markdown on stdout gives, per
+link and configuration, each ratio's median over the boots that measured
+it, with the lowest and highest boot: the figure to quote when single
+boots on a shared machine disagree.
 """
 import argparse
 import math
@@ -116,14 +123,79 @@ def plot(key, per, order, path):
     plt.close(fig)
 
 
+def boot_ratios(per):
+    """{config: {"up_lat", "up_tput", "down_lat", "down_tput"}} of one boot."""
+    base = per.get("defaults")
+    if not base:
+        return {}
+    out = {}
+    for cfg, rounds in per.items():
+        if cfg == "defaults":
+            continue
+        r = {}
+        for d in ("up", "down"):
+            p, bp = agg(rounds, d + "_p50"), agg(base, d + "_p50")
+            t, bt = agg(rounds, d + "_mbit"), agg(base, d + "_mbit")
+            if p and bp and p[0] > 0:
+                r[d + "_lat"] = bp[0] / p[0]
+            if t and bt and bt[0] > 0:
+                r[d + "_tput"] = t[0] / bt[0]
+        out[cfg] = r
+    return out
+
+
+def across(paths):
+    """Markdown: per link and configuration, each ratio over the boots."""
+    # link -> config -> [(kernel, ratios)], in the order first seen
+    seen = {}
+    for path in paths:
+        cells, _, order = parse(path)
+        for key in cells:
+            ratios = boot_ratios(cells[key])
+            per = seen.setdefault(key[1], {})
+            for cfg in order[key]:
+                if cfg in ratios:
+                    per.setdefault(cfg, []).append((key[0], ratios[cfg]))
+    if not seen:
+        sys.exit("bench-report: no boot with a 'defaults' cell in " + " ".join(paths))
+    out = ["Each cell: the median over the boots of that boot's ratio against",
+           "its own defaults, (lowest-highest) boot. lat above 1: lower ping",
+           "under load; tput: throughput against the defaults.", ""]
+    for link in sorted(seen, key=lambda k: LINK_ORDER.index(k) if k in LINK_ORDER else 99):
+        out += [f"## {link}, across boots", "",
+                "| configuration | boots | up lat | up tput | down lat | down tput |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        for cfg, boots in seen[link].items():
+            kern = {}
+            for k, _ in boots:
+                kern[k] = kern.get(k, 0) + 1
+            where = ", ".join(f"{k} x{n}" if n > 1 else k
+                              for k, n in sorted(kern.items(), key=lambda x: kernel_sort(x[0])))
+            row = [cfg, f"{len(boots)} ({where})"]
+            for f in ("up_lat", "up_tput", "down_lat", "down_tput"):
+                v = [r[f] for _, r in boots if f in r]
+                row.append(f"{statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})"
+                           if v else "-")
+            out.append("| " + " | ".join(row) + " |")
+        out.append("")
+    print("\n".join(out))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--title", default="usbeth data-plane benchmark")
     ap.add_argument("--header", help="a Markdown file put under the title")
     ap.add_argument("--no-plots", action="store_true")
-    ap.add_argument("data")
-    ap.add_argument("outdir")
+    ap.add_argument("--across", action="store_true",
+                    help="DATA... are boots: each ratio's median over them, on stdout")
+    ap.add_argument("paths", nargs="+", metavar="DATA [OUTDIR]")
     a = ap.parse_args()
+    if a.across:
+        across(a.paths)
+        return
+    if len(a.paths) != 2:
+        ap.error("DATA OUTDIR, or --across DATA...")
+    a.data, a.outdir = a.paths
     cells, errors, order = parse(a.data)
     if not cells:
         sys.exit(f"bench-report: no '# data:' lines in {a.data}")

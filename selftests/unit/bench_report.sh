@@ -11,7 +11,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 6
+ktap_plan 8
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -45,4 +45,19 @@ ktap_check hostile_lines_left_out test -z "$(grep -E 'bad[123]|x\|y|nan|inf' "$W
 ktap_check failed_cell_listed grep -qF -- '- 7.3 ncm-full tx-max-2k round 1: set' "$W/out/report.md"
 printf '# nothing\n' > "$W/empty.txt"
 ktap_check no_data_is_an_error test "$(/usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --no-plots "$W/empty.txt" "$W/o2" > /dev/null 2>&1; echo $?)" -ne 0
+
+# --across: each file a set of boots (one per kernel); per configuration the
+# median over boots of each boot's own ratio. Boots: 7.3 lat 10/5 = 2.00
+# tput 18/20 = 0.90; 6.12 1.00, 1.00; 6.1 12/4 = 3.00, 15/30 = 0.50; a boot
+# with no defaults (5.10) counts for nothing.
+cell() { # KERNEL CONFIG UP_MBIT UP_P50
+	echo "# data: kernel=$1 link=ncm-full config=$2 round=1 idle_p50=1" \
+		"up_mbit=$3 up_p50=$4 up_p90=$4 up_p99=$4 up_n=70"
+}
+{ cell 7.3 defaults 20 10; cell 7.3 x 18 5; cell 6.12 defaults 20 10; cell 6.12 x 20 10; } > "$W/a.txt"
+{ cell 6.1 defaults 30 12; cell 6.1 x 15 4; cell 5.10 x 1 1; } > "$W/b.txt"
+/usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --across "$W/a.txt" "$W/b.txt" > "$W/across.md" 2>&1
+sed 's/^/# /' "$W/across.md"
+ktap_check across_median_over_boots grep -qxF '| x | 3 (6.1, 6.12, 7.3) | 2.00 (1.00-3.00) | 0.90 (0.50-1.00) | - | - |' "$W/across.md"
+ktap_check across_no_defaults_is_an_error test "$(/usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --across "$W/empty.txt" > /dev/null 2>&1; echo $?)" -ne 0
 ktap_finish
