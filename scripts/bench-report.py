@@ -253,4 +253,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:
+        sys.exit(f"bench-report: {e}")

@@ -11,7 +11,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 8
+ktap_plan 10
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -60,4 +60,8 @@ cell() { # KERNEL CONFIG UP_MBIT UP_P50
 sed 's/^/# /' "$W/across.md"
 ktap_check across_median_over_boots grep -qxF '| x | 3 (6.1, 6.12, 7.3) | 2.00 (1.00-3.00) | 0.90 (0.50-1.00) | - | - |' "$W/across.md"
 ktap_check across_no_defaults_is_an_error test "$(/usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --across "$W/empty.txt" > /dev/null 2>&1; echo $?)" -ne 0
+# a missing file: one line naming it, no traceback
+/usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --across "$W/a.txt" "$W/missing.txt" > "$W/missing.out" 2>&1
+ktap_check missing_file_named grep -qx "bench-report: .*No such file or directory: '$W/missing.txt'" "$W/missing.out"
+ktap_check missing_file_one_line test "$(wc -l < "$W/missing.out")" -eq 1
 ktap_finish
