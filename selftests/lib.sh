@@ -229,6 +229,7 @@ ncm_create() {
 			env_missing "no dummy_hcd module (CONFIG_USB_DUMMY_HCD) for the USB NCM link"
 		modprobe dummy_hcd "is_super_speed=$want" "is_high_speed=$hs" ||
 			bail "modprobe dummy_hcd"
+		NCM_UDC=dummy_udc.0
 	fi
 	modprobe libcomposite && modprobe usb_f_ncm && modprobe cdc_ncm ||
 		env_missing "cannot load the USB gadget/NCM modules (libcomposite, usb_f_ncm, cdc_ncm)"
@@ -254,13 +255,61 @@ ncm_create() {
 	ln -s "$NCM_FUNC" "$NCM_GADGET/configs/c.1/" || bail "cannot link the NCM function"
 }
 
+# ncm_udc_reload: the UDC goes (dummy_hcd unloaded: the gadget device is
+# deleted and freed) and comes back at the same speed, and the gadget binds
+# to it. A kernel bug stands in the way: u_ether moves its netdev off the
+# gadget at unbind (device_move() to no parent), and device_move() never
+# drops the old parent's "net" glue directory (drivers/base/core.c, 6.1 to
+# 7.3), so it outlives the gadget. A new gadget allocated where a freed one
+# was finds that dead directory, and the bind fails ("kobject_add_internal
+# failed for usb0 (error: -2 parent: net)"; on stock 7.3 as soon as the
+# second UDC, and reloading again mostly lands on the same address). So a
+# refused bind reloads dummy_hcd with more UDCs (num=2, 4, ... 32), tried
+# from the last allocated: of N new gadgets at most as many as have been
+# freed can sit on a dead directory. NCM_STALE_GLUE counts refused binds,
+# NCM_UDC names the UDC the gadget is bound to. (On the debug kernel
+# KASAN's quarantine keeps freed memory from coming back at once; there the
+# same directory shows as a leak: it holds a reference to its gadget, so
+# neither the gadget device nor its UDC is ever released, five kmemleak
+# objects for each UDC removed, which vm/kmemleak-known.sh sets aside.)
+NCM_STALE_GLUE=0
+ncm_udc_reload() {
+	local n=1 u udcs ss hs
+	ss=$(cat /sys/module/dummy_hcd/parameters/is_super_speed) &&
+		hs=$(cat /sys/module/dummy_hcd/parameters/is_high_speed) || return 1
+	while [ $n -le 32 ]; do
+		rmmod dummy_hcd && modprobe dummy_hcd "is_super_speed=$ss" "is_high_speed=$hs" num=$n ||
+			return 1
+		mapfile -t udcs < <(ls -r /sys/class/udc)
+		for u in "${udcs[@]}"; do
+			if echo "$u" > "$NCM_GADGET/UDC" 2> /dev/null; then
+				NCM_UDC=$u
+				return 0
+			fi
+			NCM_STALE_GLUE=$((NCM_STALE_GLUE + 1))
+		done
+		n=$((n * 2))
+	done
+	return 1
+}
+
+# ncm_bind: bind the gadget to $NCM_UDC. After dummy_hcd was reloaded (a
+# speed change in ncm_create) the first bind may meet a dead glue directory
+# (above): then the refusal is counted and the UDC reloaded until one takes.
+ncm_bind() {
+	echo "$NCM_UDC" > "$NCM_GADGET/UDC" 2> /dev/null && return 0
+	NCM_STALE_GLUE=$((NCM_STALE_GLUE + 1))
+	ktap_info "the bind to $NCM_UDC was refused: reloading dummy_hcd with more UDCs (a stale glue directory, ncm_udc_reload)"
+	ncm_udc_reload
+}
+
 # ncm_plug: bind the gadget to the dummy UDC (the cable goes in), put both
 # netdevs in their netns and up, in the order that gives the host carrier:
 # the host must be up when the gadget sends its CONNECT notification, which
 # it does when its netdev opens. (Toggling an open gadget netdev instead
 # makes u_ether disable and re-enable live endpoints, which is flaky.)
 ncm_plug() {
-	echo "$NCM_UDC" > "$NCM_GADGET/UDC" || bail "cannot bind the gadget to $NCM_UDC"
+	ncm_bind || bail "cannot bind the gadget to $NCM_UDC ($NCM_STALE_GLUE binds refused)"
 	if [ -z "$NCM_GADGET_IF" ]; then
 		NCM_GADGET_IF=$(cat "$NCM_FUNC/ifname")
 		ip link set dev "$NCM_GADGET_IF" netns "$NCM_GADGET_NS" ||
@@ -302,6 +351,11 @@ ncm_teardown() {
 	ip netns del "$NCM_HOST_NS" 2>/dev/null
 	ip netns del "$NCM_GADGET_NS" 2>/dev/null
 	NCM_HOST_IF= NCM_GADGET_IF=
+	# more than one UDC (ncm_udc_reload): back to one, for what runs next
+	if [ "$NCM_UDC" != dummy_udc.0 ]; then
+		rmmod dummy_hcd
+		NCM_UDC=dummy_udc.0
+	fi
 	return 0
 }
 

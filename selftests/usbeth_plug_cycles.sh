@@ -28,8 +28,6 @@ cleanup() {
 	[ -n "${MON:-}" ] && kill "$MON" 2>/dev/null
 	rm -f "$stop" "$stop".*
 	ncm_teardown
-	# more than one UDC (udc_reload): back to one, for what runs next
-	[ "$NCM_UDC" = dummy_udc.0 ] || rmmod dummy_hcd
 }
 trap cleanup EXIT
 ktap_plan 8
@@ -82,41 +80,9 @@ worker set_host set_host & PIDS+=($!)
 worker set_gadget set_gadget & PIDS+=($!)
 worker dump "$USBETHCTL" dump & PIDS+=($!)
 
-# udc_reload: the UDC goes (the gadget device deleted and freed under the
-# GETs) and comes back, and the gadget binds to it. A kernel bug stands in the
-# way: u_ether moves its netdev off the gadget at unbind (device_move() to no
-# parent), and device_move() never drops the old parent's "net" glue
-# directory (drivers/base/core.c, 6.1 to 7.3), so it outlives the gadget. A
-# new gadget allocated where a freed one was finds that dead directory, and
-# the bind fails ("kobject_add_internal failed for usb0 (error: -2 parent:
-# net)"; on stock 7.3 from the second reload on, and reloading again mostly
-# lands on the same address). So a refused bind reloads dummy_hcd with more
-# UDCs (num=2, 4, ... 32), tried from the last allocated: of N new gadgets
-# at most as many as have been freed can sit on a dead directory. Each
-# refused bind is counted. (On the debug kernel none was refused in 1000
-# cycles: KASAN's quarantine keeps freed memory from coming back at once.
-# There the same directory shows as a leak: it holds a reference to its
-# gadget, so neither the gadget device nor its UDC is ever released;
-# kmemleak reports five objects for each UDC removed, which the harness sets
-# aside as the kernel's, vm/kmemleak-known.sh.)
-stale_glue=0
-udc_reload() {
-	local n=1 u udcs
-	while [ $n -le 32 ]; do
-		rmmod dummy_hcd && modprobe dummy_hcd is_super_speed=1 num=$n || return 1
-		mapfile -t udcs < <(ls -r /sys/class/udc)
-		for u in "${udcs[@]}"; do
-			if echo "$u" > "$NCM_GADGET/UDC" 2> /dev/null; then
-				NCM_UDC=$u
-				return 0
-			fi
-			stale_glue=$((stale_glue + 1))
-		done
-		n=$((n * 2))
-	done
-	return 1
-}
-
+# The UDC goes every USBETH_CYCLES_UDC_EVERY cycles (ncm_udc_reload, lib.sh:
+# the gadget device deleted and freed under the GETs, and the kernel's stale
+# glue directory worked around there; refused binds in NCM_STALE_GLUE).
 udc_gone=0 done_cycles=0 failed=
 for i in $(seq "$CYCLES"); do
 	h=$("$NLWAIT" -t 60 driver cdc_ncm) || { failed="cycle $i: no host netdev"; break; }
@@ -129,10 +95,10 @@ for i in $(seq "$CYCLES"); do
 	echo "" > "$NCM_GADGET/UDC" || { failed="cycle $i: unbind"; break; }
 	"$NLWAIT" -t 60 gone "$h" || { failed="cycle $i: $h did not go"; break; }
 	if [ $((i % ${USBETH_CYCLES_UDC_EVERY:-100})) -eq 0 ]; then
-		udc_reload || { failed="cycle $i: the UDC reload and bind ($stale_glue stale)"; break; }
+		ncm_udc_reload || { failed="cycle $i: the UDC reload and bind ($NCM_STALE_GLUE stale)"; break; }
 		udc_gone=$((udc_gone + 1))
 		ktap_info "cycle $i of $CYCLES at ${SECONDS}s (the UDC removed $udc_gone times," \
-			"$stale_glue binds refused by a stale glue directory)"
+			"$NCM_STALE_GLUE binds refused by a stale glue directory)"
 	else
 		echo "$NCM_UDC" > "$NCM_GADGET/UDC" || { failed="cycle $i: bind"; break; }
 	fi
