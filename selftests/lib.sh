@@ -246,13 +246,39 @@ ncm_create() {
 	echo "usbeth test gadget" > "$NCM_GADGET/strings/0x409/product"
 	echo 0123456789 > "$NCM_GADGET/strings/0x409/serialnumber"
 	echo NCM > "$NCM_GADGET/configs/c.1/strings/0x409/configuration"
+	NCM_MAC=$mac NCM_QMULT=$qmult
+	ncm_func_make
+}
+
+# ncm_func_make: the NCM function (its netdev not registered until it binds)
+NCM_MAC='' NCM_QMULT='' NCM_FUNC_BOUND=0
+ncm_func_make() {
 	mkdir "$NCM_FUNC" || bail "cannot create the NCM function"
-	echo "$mac" > "$NCM_FUNC/host_addr"
+	echo "$NCM_MAC" > "$NCM_FUNC/host_addr"
 	echo 02:00:00:00:b1:02 > "$NCM_FUNC/dev_addr"
-	if [ -n "$qmult" ]; then
-		echo "$qmult" > "$NCM_FUNC/qmult" || bail "cannot set qmult $qmult"
+	if [ -n "$NCM_QMULT" ]; then
+		echo "$NCM_QMULT" > "$NCM_FUNC/qmult" || bail "cannot set qmult $NCM_QMULT"
 	fi
 	ln -s "$NCM_FUNC" "$NCM_GADGET/configs/c.1/" || bail "cannot link the NCM function"
+	NCM_FUNC_BOUND=0
+}
+
+# __ncm_try_bind UDC: one bind. A refused first bind of a function leaves
+# its netdev half-registered, and f_ncm registers it again at the next bind,
+# which is a kernel BUG (register_netdevice: reg_state not UNINITIALIZED,
+# seen on 7.3): so the function is made anew before any other try.
+__ncm_try_bind() {
+	if echo "$1" > "$NCM_GADGET/UDC" 2> /dev/null; then
+		NCM_UDC=$1 NCM_FUNC_BOUND=1
+		return 0
+	fi
+	NCM_STALE_GLUE=$((NCM_STALE_GLUE + 1))
+	if [ "$NCM_FUNC_BOUND" -eq 0 ]; then
+		rm -f "$NCM_GADGET/configs/c.1/$(basename "$NCM_FUNC")"
+		rmdir "$NCM_FUNC" || bail "cannot remove the NCM function a refused bind left"
+		ncm_func_make
+	fi
+	return 1
 }
 
 # ncm_udc_reload: the UDC goes (dummy_hcd unloaded: the gadget device is
@@ -282,11 +308,7 @@ ncm_udc_reload() {
 			return 1
 		mapfile -t udcs < <(ls -r /sys/class/udc)
 		for u in "${udcs[@]}"; do
-			if echo "$u" > "$NCM_GADGET/UDC" 2> /dev/null; then
-				NCM_UDC=$u
-				return 0
-			fi
-			NCM_STALE_GLUE=$((NCM_STALE_GLUE + 1))
+			__ncm_try_bind "$u" && return 0
 		done
 		n=$((n * 2))
 	done
@@ -297,8 +319,7 @@ ncm_udc_reload() {
 # speed change in ncm_create) the first bind may meet a dead glue directory
 # (above): then the refusal is counted and the UDC reloaded until one takes.
 ncm_bind() {
-	echo "$NCM_UDC" > "$NCM_GADGET/UDC" 2> /dev/null && return 0
-	NCM_STALE_GLUE=$((NCM_STALE_GLUE + 1))
+	__ncm_try_bind "$NCM_UDC" && return 0
 	ktap_info "the bind to $NCM_UDC was refused: reloading dummy_hcd with more UDCs (a stale glue directory, ncm_udc_reload)"
 	ncm_udc_reload
 }
