@@ -86,10 +86,16 @@ def fmt(a, digits=1):
     return f"{med:.{digits}f} ({lo:.{digits}f}-{hi:.{digits}f})"
 
 
-def ratio(a, b, digits=2):
+def ratio_of(a, b):
+    """Median of a over median of b (agg tuples), or None."""
     if a is None or b is None or b[0] == 0:
-        return "-"
-    return f"{a[0] / b[0]:.{digits}f}"
+        return None
+    return a[0] / b[0]
+
+
+def ratio(a, b, digits=2):
+    r = ratio_of(a, b)
+    return "-" if r is None else f"{r:.{digits}f}"
 
 
 def kernel_sort(k):
@@ -134,12 +140,11 @@ def boot_ratios(per):
             continue
         r = {}
         for d in ("up", "down"):
-            p, bp = agg(rounds, d + "_p50"), agg(base, d + "_p50")
-            t, bt = agg(rounds, d + "_mbit"), agg(base, d + "_mbit")
-            if p and bp and p[0] > 0:
-                r[d + "_lat"] = bp[0] / p[0]
-            if t and bt and bt[0] > 0:
-                r[d + "_tput"] = t[0] / bt[0]
+            # the same ratios as the per-boot report's lat and tput columns
+            for name, v in ((d + "_lat", ratio_of(agg(base, d + "_p50"), agg(rounds, d + "_p50"))),
+                            (d + "_tput", ratio_of(agg(rounds, d + "_mbit"), agg(base, d + "_mbit")))):
+                if v is not None:
+                    r[name] = v
         out[cfg] = r
     return out
 
