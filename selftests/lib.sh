@@ -251,7 +251,7 @@ ncm_create() {
 }
 
 # ncm_func_make: the NCM function (its netdev not registered until it binds)
-NCM_MAC='' NCM_QMULT='' NCM_FUNC_BOUND=0
+NCM_MAC='' NCM_QMULT=''
 ncm_func_make() {
 	mkdir "$NCM_FUNC" || bail "cannot create the NCM function"
 	echo "$NCM_MAC" > "$NCM_FUNC/host_addr"
@@ -260,20 +260,24 @@ ncm_func_make() {
 		echo "$NCM_QMULT" > "$NCM_FUNC/qmult" || bail "cannot set qmult $NCM_QMULT"
 	fi
 	ln -s "$NCM_FUNC" "$NCM_GADGET/configs/c.1/" || bail "cannot link the NCM function"
-	NCM_FUNC_BOUND=0
 }
 
 # __ncm_try_bind UDC: one bind. A refused first bind of a function leaves
 # its netdev half-registered, and f_ncm registers it again at the next bind,
 # which is a kernel BUG (register_netdevice: reg_state not UNINITIALIZED,
-# seen on 7.3): so the function is made anew before any other try.
+# seen on 7.3): so the function is made anew before any other try. Whether
+# this was its first is the kernel's word: u_ether names a netdev that never
+# went through registration "(unnamed net_device)" (its name is still the
+# usb%d pattern), whoever bound it before.
 __ncm_try_bind() {
+	local first=0
+	[ "$(cat "$NCM_FUNC/ifname")" = "(unnamed net_device)" ] && first=1
 	if echo "$1" > "$NCM_GADGET/UDC" 2> /dev/null; then
-		NCM_UDC=$1 NCM_FUNC_BOUND=1
+		NCM_UDC=$1
 		return 0
 	fi
 	NCM_STALE_GLUE=$((NCM_STALE_GLUE + 1))
-	if [ "$NCM_FUNC_BOUND" -eq 0 ]; then
+	if [ $first -eq 1 ]; then
 		rm -f "$NCM_GADGET/configs/c.1/$(basename "$NCM_FUNC")"
 		rmdir "$NCM_FUNC" || bail "cannot remove the NCM function a refused bind left"
 		ncm_func_make
@@ -288,8 +292,8 @@ __ncm_try_bind() {
 # drops the old parent's "net" glue directory (drivers/base/core.c, 6.1 to
 # 7.3), so it outlives the gadget. A new gadget allocated where a freed one
 # was finds that dead directory, and the bind fails ("kobject_add_internal
-# failed for usb0 (error: -2 parent: net)"; on stock 7.3 as soon as the
-# second UDC, and reloading again mostly lands on the same address). So a
+# failed for usb0 (error: -2 parent: net)"; on stock 7.3 mostly from the
+# second reload on, and reloading again mostly lands on the same address). So a
 # refused bind reloads dummy_hcd with more UDCs (num=2, 4, ... 32), tried
 # from the last allocated: of N new gadgets at most as many as have been
 # freed can sit on a dead directory. NCM_STALE_GLUE counts refused binds,

@@ -33,7 +33,7 @@ trap cleanup EXIT
 ktap_plan 8
 
 ncm_create -s super
-echo "$NCM_UDC" > "$NCM_GADGET/UDC" || bail "bind"
+ncm_bind || bail "bind ($NCM_STALE_GLUE refused)"
 G=$(cat "$NCM_FUNC/ifname")
 "$NLWAIT" -t 60 driver cdc_ncm > /dev/null || bail "no host netdev at the first bind"
 
