@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The test library's bind fallback (lib.sh ncm_bind), which make bench-data's
+# speed changes need on the stock kernels: a refused bind is counted and the
+# UDC reloaded until one takes. A refused *first* bind must also make the
+# NCM function anew (re-registering its half-registered netdev is a kernel
+# BUG), with ncm_create's settings; a function that has bound must be kept.
+# The refusals are forced with a UDC name that does not exist.
+source "$(dirname "$0")/lib.sh"
+
+trap ncm_teardown EXIT
+ktap_plan 9
+ncm_create -s super -q 2
+func_ino() { stat -c %i "$NCM_FUNC"; }
+gadget_ifindex() { cat "/sys/class/net/$NCM_GADGET_IF/ifindex" 2> /dev/null ||
+	ip netns exec "$NCM_GADGET_NS" cat "/sys/class/net/$NCM_GADGET_IF/ifindex"; }
+ping_link() { ip netns exec "$NCM_HOST_NS" ping -c 2 -i 0.2 -W 5 "$NCM_GADGET_ADDR"; }
+
+# a refused first bind: a new function (a new configfs inode), its qmult
+# as ncm_create set it, bound to a UDC that exists, and a link that works
+ino=$(func_ino)
+NCM_UDC=no_such_udc
+ncm_plug
+ktap_expect_eq first_refusal_counted "$NCM_STALE_GLUE" 1
+ktap_check function_made_anew test "$(func_ino)" != "$ino"
+ktap_expect_eq qmult_as_created "$(cat "$NCM_FUNC/qmult")" 2
+ktap_check bound_to_a_real_udc test -n "$NCM_UDC" -a -e "/sys/class/udc/$NCM_UDC" \
+	-a "$(cat "$NCM_GADGET/UDC")" = "$NCM_UDC"
+ktap_check first_link_pings ping_link
+
+# a refused bind of a function that has bound: the same function and the
+# same gadget netdev once the reloaded UDC takes it
+ino=$(func_ino) idx=$(gadget_ifindex)
+ncm_unplug
+NCM_UDC=no_such_udc
+ncm_plug
+ktap_check second_refusal_counted test "$NCM_STALE_GLUE" -ge 2
+ktap_expect_eq function_kept "$(func_ino)" "$ino"
+ktap_expect_eq gadget_netdev_kept "$(gadget_ifindex)" "$idx"
+ktap_check second_link_pings ping_link
+ktap_finish
