@@ -6,7 +6,9 @@
 # UDC reloaded until one takes. A refused *first* bind must also make the
 # NCM function anew (re-registering its half-registered netdev is a kernel
 # BUG), with ncm_create's settings; a function that has bound must be kept.
-# The refusals are forced with a UDC name that does not exist.
+# The refusals are forced with a UDC name that does not exist; the reload
+# after one may meet real ones too (the kernel's dead glue directory, left by
+# the tests before), so the count only has to grow.
 source "$(dirname "$0")/lib.sh"
 
 trap ncm_teardown EXIT
@@ -22,7 +24,8 @@ ping_link() { ip netns exec "$NCM_HOST_NS" ping -c 2 -i 0.2 -W 5 "$NCM_GADGET_AD
 ino=$(func_ino)
 NCM_UDC=no_such_udc
 ncm_plug
-ktap_expect_eq first_refusal_counted "$NCM_STALE_GLUE" 1
+ktap_info "refused binds: $NCM_STALE_GLUE (1 forced)"
+ktap_check first_refusal_counted test "$NCM_STALE_GLUE" -ge 1
 ktap_check function_made_anew test "$(func_ino)" != "$ino"
 ktap_expect_eq qmult_as_created "$(cat "$NCM_FUNC/qmult")" 2
 ktap_check bound_to_a_real_udc test -n "$NCM_UDC" -a -e "/sys/class/udc/$NCM_UDC" \
@@ -31,11 +34,12 @@ ktap_check first_link_pings ping_link
 
 # a refused bind of a function that has bound: the same function and the
 # same gadget netdev once the reloaded UDC takes it
-ino=$(func_ino) idx=$(gadget_ifindex)
+ino=$(func_ino) idx=$(gadget_ifindex) refused=$NCM_STALE_GLUE
 ncm_unplug
 NCM_UDC=no_such_udc
 ncm_plug
-ktap_check second_refusal_counted test "$NCM_STALE_GLUE" -ge 2
+ktap_info "refused binds: $NCM_STALE_GLUE (2 forced)"
+ktap_check second_refusal_counted test "$NCM_STALE_GLUE" -gt "$refused"
 ktap_expect_eq function_kept "$(func_ino)" "$ino"
 ktap_expect_eq gadget_netdev_kept "$(gadget_ifindex)" "$idx"
 ktap_check second_link_pings ping_link
