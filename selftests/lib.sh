@@ -163,17 +163,40 @@ link_driver() { # link_driver [NETNS] IFNAME
 # transfer from a one-off server and print the bytes the receiver counted
 # by the time the sender finished; fails if the transfer does not complete.
 # The server has no "listening" event to wait on, so the client retries a
-# refused connection a bounded number of times.
+# refused connection a bounded number of times. With -J, iperf3 (3.12)
+# exits 0 even when it could not connect, the error only in its JSON, so
+# success is read from the JSON, not the exit status (CI once counted "0
+# bytes" of a transfer that never connected: 3 NTBs on the wire).
 iperf_bytes() {
-	local sns=$1 cns=$2 addr=$3 tries=0 json
+	local sns=$1 cns=$2 addr=$3 tries=0 json out rcvd err
 	shift 3
 	ip netns exec "$sns" iperf3 -s -1 -D -B "$addr" >/dev/null 2>&1 || return 1
-	while ! json=$(ip netns exec "$cns" iperf3 -c "$addr" -J "$@" 2>&1); do
+	while :; do
+		json=$(ip netns exec "$cns" iperf3 -c "$addr" -J "$@" 2>&1)
+		out=$(printf '%s\n' "$json" | __iperf_json)
+		IFS="|" read -r rcvd err <<< "$out"
+		case $err in
+		"") break ;;
+		"unable to connect"*) ;;
+		*) break ;;
+		esac
 		tries=$((tries + 1))
-		[ $tries -lt 50 ] || { printf '%s\n' "$json" | sed 's/^/# /' >&2; return 1; }
+		[ $tries -lt 50 ] || break
 		sleep 0.1
 	done
-	printf '%s\n' "$json" | awk '/"sum_received"/ { f = 1 } f && /"bytes":/ { gsub(/[^0-9]/, ""); print; exit }'
+	if [ -n "$err" ] || [ -z "$rcvd" ]; then
+		echo "# iperf_bytes: iperf3 -c $addr $*: ${err:-no receiver count in its output}" >&2
+		return 1
+	fi
+	echo "$rcvd"
+}
+
+# __iperf_json < IPERF3_JSON: prints "RECEIVED_BYTES|ERROR", either empty
+__iperf_json() {
+	awk '/"sum_received"/ { f = 1 }
+		f && /"bytes":/ { gsub(/[^0-9]/, ""); r = $0; f = 0 }
+		/"error":/ { sub(/.*"error":[ \t]*"/, ""); sub(/"[^"]*$/, ""); e = $0 }
+		END { print r "|" e }'
 }
 
 # ------------------------------------------------------------ NCM link ---
