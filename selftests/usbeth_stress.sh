@@ -13,6 +13,7 @@ cleanup() {
 	[ -n "${loop:-}" ] && kill "$loop" 2>/dev/null
 	[ -n "${mon:-}" ] && kill "$mon" 2>/dev/null
 	wait 2>/dev/null
+	rm -f "${stop:-}" "${counts:-}"
 	ncm_teardown
 }
 trap cleanup EXIT
@@ -27,10 +28,14 @@ ip -n "$G" link set dev "$gadget" netns 1
 ip link set dev "$gadget" up
 
 # The loop counts its requests on host netdevs, so the test knows it really
-# raced the plugs (most find the netdev gone: a clean ENODEV).
+# raced the plugs (most find the netdev gone: a clean ENODEV). It stops at
+# the end of a round once told to, and only then writes its counts: a loop
+# killed while writing them left the file empty (CI, 7.3).
+stop=$(mktemp -u /tmp/stress-stop.XXXXXX)
+counts=$(mktemp /tmp/stress-counts.XXXXXX)
 (
 	n=0 hostsets=0 hostreqs=0
-	while :; do
+	until [ -e "$stop" ]; do
 		"$USBETHCTL" dump > /dev/null 2>&1
 		"$USBETHCTL" set "$gadget" qmult=$((n % 5 + 1)) > /dev/null 2>&1
 		host=$("$USBETHCTL" dump 2>/dev/null | sed -n 's/.*ifname=\([^ ]*\) .*role=usb-host.*/\1/p' | head -n1)
@@ -41,8 +46,8 @@ ip link set dev "$gadget" up
 				tx_timer_usecs=$((n % 2 * 400)) > /dev/null 2>&1 && hostsets=$((hostsets + 1))
 		fi
 		n=$((n + 1))
-		echo "$n $hostreqs $hostsets" > /tmp/stress.counts
 	done
+	echo "$n $hostreqs $hostsets" > "$counts"
 ) &
 loop=$!
 
@@ -63,10 +68,11 @@ done
 ktap_info "$slow of $ok cycles took more than 2 s"
 ktap_expect_eq plug_unplug_cycles "$ok" "$CYCLES"
 ktap_expect_eq set_on_every_plug "$applied" "$CYCLES"
-kill "$loop" 2>/dev/null
-wait "$loop" 2>/dev/null
+touch "$stop"
+wait "$loop"
 loop=
-read -r rounds hostreqs hostsets < /tmp/stress.counts
+read -r rounds hostreqs hostsets < "$counts"
+rm -f "$stop" "$counts"
 ktap_info "concurrent loop: $rounds rounds, $hostreqs on host netdevs, $hostsets sets applied"
 ktap_check loop_raced_the_plugs test "${hostreqs:-0}" -gt 0
 ktap_check module_still_works "$USBETHCTL" get "$gadget"
