@@ -190,11 +190,8 @@ __iperf_once() {
 		json=$(ip netns exec "$cns" iperf3 -c "$addr" -J "$@" 2>&1)
 		out=$(printf '%s\n' "$json" | __iperf_json)
 		IFS="|" read -r rcvd err <<< "$out"
-		case $err in
-		"") break ;;
-		"unable to connect"*) ;;
-		*) break ;;
-		esac
+		# only a refusal is tried again: the server may not listen yet
+		case $err in "unable to connect"*) ;; *) break ;; esac
 		tries=$((tries + 1))
 		[ $tries -lt 50 ] || break
 		sleep 0.1

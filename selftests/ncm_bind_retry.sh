@@ -15,8 +15,7 @@ trap ncm_teardown EXIT
 ktap_plan 9
 ncm_create -s super -q 2
 func_ino() { stat -c %i "$NCM_FUNC"; }
-gadget_ifindex() { cat "/sys/class/net/$NCM_GADGET_IF/ifindex" 2> /dev/null ||
-	ip netns exec "$NCM_GADGET_NS" cat "/sys/class/net/$NCM_GADGET_IF/ifindex"; }
+gadget_ifindex() { sysfs_of "$NCM_GADGET_NS" "$NCM_GADGET_IF" ifindex; }
 ping_link() { ip netns exec "$NCM_HOST_NS" ping -c 2 -i 0.2 -W 5 "$NCM_GADGET_ADDR"; }
 
 # a refused first bind: a new function (a new configfs inode), its qmult

@@ -5,7 +5,8 @@
 # lib.sh's iperf_bytes on the host's loopback, with the real iperf3: a
 # server that starts listening late is retried until it answers (iperf3 -J
 # exits 0 on a refused connection, so only the JSON says it failed: CI
-# once took such a run for a transfer of 0 bytes), and one that never
+# once took such a run for a transfer of 0 bytes); a run whose receiver
+# counted 0 bytes is run again, three runs at most; a server that never
 # listens, or a client that fails otherwise, is a failure naming the
 # error, never a count.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,6 +68,8 @@ ktap_check zero_count_said grep -q "run 1 to 127.0.0.1 counted 0 bytes" "$W/err"
 iperf3() { [ "$1" = -s ] && return 0; echo "$zero_json"; }
 bytes=$(iperf_bytes x y 127.0.0.1 -n 32M 2> "$W/err")
 ktap_expect_eq zero_count_three_runs "$?:$bytes:$(grep -c "counted 0 bytes" "$W/err")" 0:0:3
+# a server left listening (a stand-in client never came) would answer the
+# next case's client, which must find none
 pkill -f "iperf3 -s -1 -D -B 127.0.0.1 -p $port"
 
 # no server at all: bounded retries, then a failure naming the error
