@@ -156,9 +156,12 @@ prepare_kernel() { # prepare_kernel RELEASE FLAVOUR
 		say "fetching $rel kernel $abi (image, modules, headers, kbuild)"
 		rm -rf "$dest"
 		mkdir -p "$dest/dl" "$dest/root"
-		# 7.x splits the image into binary, modules and base packages
-		if apt_q "$rel" apt-cache depends "linux-image-$abi" 2>/dev/null |
-			grep -q "Depends: linux-binary-$abi"; then
+		# 7.x splits the image into binary, modules and base packages.
+		# (Read whole, then matched: grep -q would leave apt-cache writing
+		# into a closed pipe, and pipefail take its SIGPIPE for "no".)
+		local deps
+		deps=$(apt_q "$rel" apt-cache depends "linux-image-$abi" 2>/dev/null)
+		if grep -q "Depends: linux-binary-$abi" <<< "$deps"; then
 			pkgs+=("linux-binary-$abi" "linux-modules-$abi" "linux-base-$abi")
 		else
 			pkgs+=("linux-image-$abi")
