@@ -21,7 +21,12 @@
 # "unregister_netdevice: waiting for" (see check-klog.sh). The kernel log of
 # a failed run is kept and its path printed.
 #
-# The VM has two e1000e NICs wired together (a qemu hub) for the BQL tests.
+# The VM has two e1000e NICs wired together (a qemu hub) for the BQL tests,
+# an xHCI controller with no device on it, and a third e1000e on a hub of
+# its own: the peer of the USB NIC (QEMU's usb-net) that a test plugs in
+# and pulls at run time. The guest drives its own QEMU monitor for that
+# through its third serial port, ttyS2 (monitor-relay.py; lib.sh's
+# vm_monitor): device_add, device_del, netdev_add, netdev_del, info.
 #
 # TCG runs single-threaded by default (one host thread takes turns with
 # both vCPUs): multi-threaded TCG has lost whole runs to x86 text patching
@@ -145,9 +150,15 @@ qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -cpu max -smp 2 -m 1536 \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-netdev hubport,id=h0,hubid=0 -device e1000e,netdev=h0,mac=52:54:00:00:b0:01 \
 	-netdev hubport,id=h1,hubid=0 -device e1000e,netdev=h1,mac=52:54:00:00:b0:02 \
+	-device qemu-xhci,id=xhci \
+	-netdev hubport,id=h2,hubid=1 -device e1000e,netdev=h2,mac=52:54:00:00:b0:03 \
+	-chardev "socket,id=ctl,path=$run/ctl.sock,server=on,wait=off" -serial chardev:ctl \
+	-chardev "socket,id=qmp,path=$run/qmp.sock,server=on,wait=off" -mon chardev=qmp,mode=control \
 	-device virtio-rng-pci \
 	> "$run/qemu.log" 2>&1 &
 qpid=$!
+/usr/bin/python3 "$here/monitor-relay.py" "$run/qmp.sock" "$run/ctl.sock" 2>> "$run/qemu.log" &
+relaypid=$!
 
 # Stream the guest's KTAP output while watching for the end, a hang, or a
 # kernel log that already tells us the run is lost (a netdev that will never
@@ -178,6 +189,8 @@ if [ -n "$verdict" ]; then
 	kill $qpid 2>/dev/null
 fi
 wait $qpid 2>/dev/null
+kill $relaypid 2>/dev/null
+wait $relaypid 2>/dev/null
 [ $quiet -eq 0 ] && { sleep 0.2; kill "$tailpid" 2>/dev/null; wait "$tailpid" 2>/dev/null; }
 
 rc=1
