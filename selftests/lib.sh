@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Helpers for usbeth selftests: KTAP output and the two test topologies.
+# Helpers for usbeth selftests: KTAP output and the three test topologies.
 # Source it from a test; it sets USBETH_TOP and NLWAIT.
 #
 # USB NCM link (ncm_setup / ncm_plug / ncm_unplug / ncm_teardown):
@@ -471,6 +471,154 @@ e1k_teardown() {
 	ip netns del "$E1K_A_NS" 2>/dev/null
 	ip netns del "$E1K_B_NS" 2>/dev/null
 	E1K_A_IF= E1K_B_IF=
+	return 0
+}
+
+# ------------------------------------------------------- usbnet NIC ----
+# QEMU's usb-net, plugged into the VM's xHCI controller at run time through
+# the VM's own monitor (vm_monitor: run-vm.sh relays ttyS2 to QEMU's QMP)
+# and pulled out the same way, as a user plugs a real USB NIC. Its network
+# side is wired by a qemu hub to the VM's third e1000e:
+#
+#   netns unet-host                            netns unet-peer
+#   +---------------------------+              +---------------------------+
+#   | $UNET_IF (cdc_ether or    |  xHCI, qemu  | $UNET_PEER_IF (e1000e)    |
+#   |  rndis_host, over usbnet) |=== hub 1 ====|                           |
+#   | 10.202.0.1/24             |              | 10.202.0.2/24             |
+#   +---------------------------+              +---------------------------+
+#
+# The device (VID:PID 0525:a4a2, full speed) has two configurations, read
+# from sysfs in the guest (QEMU 7.2): CDC-ECM (bConfigurationValue 1) and
+# RNDIS (2). The kernel picks ECM, driven by cdc_ether; unet_plug -c rndis
+# selects configuration 2 through sysfs, and rndis_host drives it.
+# It is no modem: no radio link is behind it, only QEMU's emulation.
+UNET_HOST_NS=unet-host UNET_PEER_NS=unet-peer
+UNET_HOST_ADDR=10.202.0.1 UNET_PEER_ADDR=10.202.0.2
+UNET_PEER_MAC=52:54:00:00:b0:03 UNET_MAC=52:54:00:00:b0:10
+UNET_VID=0525 UNET_PID=a4a2
+UNET_IF='' UNET_PEER_IF='' UNET_DRIVER='' UNET_ID='' UNET_N=0
+
+# vm_monitor CMD...: one command of QEMU's human monitor, run on the VM's
+# own QEMU (device_add, device_del, netdev_add, netdev_del, info); prints
+# its output; fails with QEMU's error on stderr.
+vm_monitor() {
+	local fd reply
+	[ -c /dev/ttyS2 ] || return 2
+	stty -F /dev/ttyS2 raw -echo 115200 2>/dev/null || return 2
+	exec {fd}<>/dev/ttyS2
+	printf '%s\n' "$*" >&$fd
+	read -r -t 60 -u $fd reply
+	exec {fd}>&-
+	case $reply in
+	ok*) reply=${reply#ok}; [ -n "${reply# }" ] && printf '%s\n' "${reply# }"; return 0 ;;
+	error*) echo "vm_monitor: $*: ${reply#error }" >&2; return 1 ;;
+	*) echo "vm_monitor: $*: no answer from the VM's monitor" >&2; return 1 ;;
+	esac
+}
+
+# unet_usbdev: the USB device directory of the plugged usb-net, by VID:PID
+unet_usbdev() {
+	local d
+	for d in /sys/bus/usb/devices/*; do
+		[ "$(cat "$d/idVendor" 2>/dev/null):$(cat "$d/idProduct" 2>/dev/null)" = "$UNET_VID:$UNET_PID" ] &&
+			{ echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# unet_setup: the peer e1000e in its netns, and both netns (no USB device
+# yet: unet_plug plugs it).
+unet_setup() {
+	modprobe e1000e && modprobe xhci_pci && modprobe usbnet && modprobe cdc_ether ||
+		env_missing "cannot load e1000e, xhci_pci, usbnet and cdc_ether"
+	[ -c /dev/ttyS2 ] && vm_monitor info usb > /dev/null 2>&1 ||
+		env_missing "no QEMU monitor on ttyS2 to plug a USB NIC with (the usbeth VM has one: make check)"
+	UNET_PEER_IF=$(__e1k_by_mac $UNET_PEER_MAC) ||
+		env_missing "no e1000e with MAC $UNET_PEER_MAC, the usb-net's peer (the usbeth VM has it: make check)"
+	ip netns add "$UNET_HOST_NS" && ip netns add "$UNET_PEER_NS" || bail "cannot create the usbnet netns"
+	ip link set dev "$UNET_PEER_IF" netns "$UNET_PEER_NS" || bail "cannot move $UNET_PEER_IF"
+	ip -n "$UNET_PEER_NS" addr add "$UNET_PEER_ADDR/24" dev "$UNET_PEER_IF"
+	ip -n "$UNET_PEER_NS" link set lo up
+	ip -n "$UNET_PEER_NS" link set dev "$UNET_PEER_IF" up
+	ip -n "$UNET_HOST_NS" link set lo up
+}
+
+# unet_attach [-c ecm|rndis]: plug the usb-net into the xHCI controller and
+# wait for its netdev (in the initial netns, where the kernel registers it):
+# UNET_IF, UNET_DRIVER. Nothing is configured on it.
+unet_attach() {
+	local conf=ecm o OPTIND=1
+	while getopts "c:" o; do
+		case $o in
+		c) conf=$OPTARG ;;
+		*) bail "unet_attach: bad option" ;;
+		esac
+	done
+	UNET_N=$((UNET_N + 1))
+	UNET_ID=unet$UNET_N
+	vm_monitor netdev_add "hubport,id=${UNET_ID}n,hubid=1" &&
+		vm_monitor device_add "usb-net,id=$UNET_ID,netdev=${UNET_ID}n,mac=$UNET_MAC,bus=xhci.0" ||
+		bail "cannot plug the usb-net into the VM"
+	UNET_IF=$("$NLWAIT" -t 30 driver cdc_ether) || bail "no cdc_ether netdev appeared for the usb-net"
+	UNET_DRIVER=cdc_ether
+	[ "$conf" = rndis ] && unet_select_rndis
+	return 0
+}
+
+# unet_select_rndis: the attached usb-net's RNDIS configuration selected
+# through sysfs: cdc_ether's netdev goes, rndis_host's comes (UNET_IF).
+unet_select_rndis() {
+	local dev
+	modprobe rndis_host || env_missing "no rndis_host driver (CONFIG_USB_NET_RNDIS_HOST)"
+	dev=$(unet_usbdev) || bail "no USB device $UNET_VID:$UNET_PID in sysfs"
+	echo 2 > "$dev/bConfigurationValue" || bail "cannot select the usb-net's RNDIS configuration"
+	# (rndis_host's netdev may take the name cdc_ether's had: waited on by
+	# driver, not by the old name going)
+	UNET_IF=$("$NLWAIT" -t 30 driver rndis_host) || bail "no rndis_host netdev appeared for the usb-net"
+	UNET_DRIVER=rndis_host
+}
+
+# unet_plug [-c ecm|rndis]: unet_attach, then unet_up.
+unet_plug() {
+	unet_attach "$@"
+	unet_up
+}
+
+# unet_up: the attached NIC into its netns, addressed, up, with carrier.
+unet_up() {
+	ip link set dev "$UNET_IF" netns "$UNET_HOST_NS" || bail "cannot move $UNET_IF into $UNET_HOST_NS"
+	ip -n "$UNET_HOST_NS" addr add "$UNET_HOST_ADDR/24" dev "$UNET_IF"
+	ip -n "$UNET_HOST_NS" link set dev "$UNET_IF" up
+	"$NLWAIT" -N "$UNET_HOST_NS" -t 30 carrier "$UNET_IF" || bail "$UNET_IF got no carrier"
+	"$NLWAIT" -N "$UNET_PEER_NS" -t 30 carrier "$UNET_PEER_IF" || bail "$UNET_PEER_IF got no carrier"
+}
+
+# unet_unplug: pull the usb-net out (device_del) and wait for its netdev to
+# go, wherever it is.
+unet_unplug() {
+	local ns
+	[ -n "$UNET_ID" ] || return 0
+	vm_monitor device_del "$UNET_ID" || bail "cannot unplug the usb-net"
+	if [ -n "$UNET_IF" ]; then
+		for ns in "" "$UNET_HOST_NS"; do
+			in_ns "$ns" ip link show dev "$UNET_IF" > /dev/null 2>&1 || continue
+			"$NLWAIT" ${ns:+-N "$ns"} -t 30 gone "$UNET_IF" || bail "$UNET_IF did not go away on unplug"
+		done
+	fi
+	vm_monitor netdev_del "${UNET_ID}n" > /dev/null 2>&1
+	UNET_IF='' UNET_ID=''
+}
+
+# unet_teardown: undo unet_setup and any plug, whatever state they got to.
+unet_teardown() {
+	[ -n "$UNET_ID" ] && unet_unplug
+	if [ -n "$UNET_PEER_IF" ]; then
+		ip -n "$UNET_PEER_NS" link set dev "$UNET_PEER_IF" down 2>/dev/null
+		ip -n "$UNET_PEER_NS" link set dev "$UNET_PEER_IF" netns 1 2>/dev/null
+	fi
+	ip netns del "$UNET_HOST_NS" 2>/dev/null
+	ip netns del "$UNET_PEER_NS" 2>/dev/null
+	UNET_PEER_IF=''
 	return 0
 }
 
