@@ -28,7 +28,7 @@ import sys
 FIELDS = ("idle_p50", "idle_p90", "idle_p99",
           "up_mbit", "up_p50", "up_p90", "up_p99",
           "down_mbit", "down_p50", "down_p90", "down_p99")
-LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e")
+LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e", "usbnet", "usbnet-rndis")
 KEY_RE = re.compile(r"^[a-z0-9_]+$")
 VAL_RE = re.compile(r"^[A-Za-z0-9_.:+@-]{1,64}$")
 

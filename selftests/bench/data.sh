@@ -7,11 +7,15 @@
 # build/bench/report.md and plots (scripts/bench-report.py).
 #
 # Links: the USB NCM link (dummy_hcd + configfs NCM gadget, cdc_ncm on the
-# host side) at full, high and super speed, and the e1000e pair. fq_codel
+# host side) at full, high and super speed, the e1000e pair, and QEMU's
+# usb-net USB NIC wired to an e1000e (lib.sh: unet_*; "usbnet" drives it
+# with cdc_ether, "usbnet-rndis" with rndis_host; both over usbnet, which
+# does BQL accounting from 6.19 on: 7.3 here). fq_codel
 # on every interface, as Debian's systemd sets it (net.core.default_qdisc).
 #
 # Per cell (one configuration, one round): a fresh plug (so every cell
-# starts from the driver's defaults: the host netdev is new), the knobs set
+# starts from the driver's defaults: the host netdev is new; on the usbnet
+# links the USB NIC is plugged into the VM anew), the knobs set
 # through usbeth (or the profile applied by usbethd itself, the gadget posing
 # as a matching device), then
 #   idle RTT: ping host -> gadget, 20 probes 50 ms apart;
@@ -24,7 +28,8 @@
 #
 # Environment (all optional):
 #   USBETH_BENCH_ROUNDS   rounds (default 3)
-#   USBETH_BENCH_LINKS    links (default "ncm-full ncm-high ncm-super e1000e")
+#   USBETH_BENCH_LINKS    links (default "ncm-full ncm-high ncm-super e1000e
+#                         usbnet usbnet-rndis")
 #   USBETH_BENCH_SECS     seconds of each iperf3 run after its first (default 4)
 #   USBETH_BENCH_CONFIGS  an ERE: only configurations whose name matches
 #   USBETH_BENCH_DIRS     "up down", "up" or "down": the transfers measured
@@ -41,7 +46,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../usbethd_lib.sh"
 
 ROUNDS=${USBETH_BENCH_ROUNDS:-3}
-LINKS=${USBETH_BENCH_LINKS:-ncm-full ncm-high ncm-super e1000e}
+LINKS=${USBETH_BENCH_LINKS:-ncm-full ncm-high ncm-super e1000e usbnet usbnet-rndis}
 SECS=${USBETH_BENCH_SECS:-4}
 ONLY=${USBETH_BENCH_CONFIGS:-}
 DIRS=${USBETH_BENCH_DIRS:-}
@@ -66,6 +71,7 @@ cleanup() {
 	wait 2>/dev/null
 	ncm_teardown
 	e1k_teardown
+	unet_teardown
 }
 trap cleanup EXIT
 rm -rf "$W" && mkdir -p "$RUN" "$ADMIN" && : > "$LOG"
@@ -111,6 +117,17 @@ E1K_CONFIGS=(
 	"bql-64k|bql-limit-max 65536"
 	"rx-usecs-0|rx-usecs 0"
 	"bql-16k+rx-usecs-0|bql-limit-max 16384 rx-usecs 0"
+)
+# usbnet: BQL caps against usbnet's own dynamic limit (7.3) and against no
+# BQL at all (6.1, 6.12, where the caps change nothing: the noise band);
+# 8 KiB is what the cellular-modem profile sets on the drivers modems use.
+USBNET_CONFIGS=(
+	"defaults|"
+	"bql-16k|bql-limit-max 16384"
+	"bql-8k|bql-limit-max 8192"
+	"bql-4k|bql-limit-max 4096"
+	"bql-2k|bql-limit-max 2048"
+	"txqueuelen-100|txqueuelen 100"
 )
 
 # pctl FILE: "p50 p90 p99 n" of the RTTs (ms, one per line) in FILE,
@@ -188,6 +205,11 @@ link_up() { # link_up LINK [VID PID]
 		HOST_NS=$E1K_A_NS HOST_IF=$E1K_A_IF HOST_ADDR=$E1K_A_ADDR
 		PEER_NS=$E1K_B_NS PEER_IF=$E1K_B_IF PEER_ADDR=$E1K_B_ADDR
 		;;
+	usbnet | usbnet-rndis)
+		if [ "$1" = usbnet ]; then unet_plug; else unet_plug -c rndis; fi
+		HOST_NS=$UNET_HOST_NS HOST_IF=$UNET_IF HOST_ADDR=$UNET_HOST_ADDR
+		PEER_NS=$UNET_PEER_NS PEER_IF=$UNET_PEER_IF PEER_ADDR=$UNET_PEER_ADDR
+		;;
 	esac
 	tc -n "$HOST_NS" qdisc replace dev "$HOST_IF" root fq_codel &&
 		tc -n "$PEER_NS" qdisc replace dev "$PEER_IF" root fq_codel
@@ -195,6 +217,7 @@ link_up() { # link_up LINK [VID PID]
 link_down() {
 	case $1 in
 	ncm-*) ncm_unplug ;;
+	usbnet*) unet_unplug ;;
 	esac
 }
 
@@ -223,6 +246,7 @@ drv_state() {
 		done
 		;;
 	e1000e) out+=("drv_rx_usecs=$(e1k_coalesce)") ;;
+	usbnet*) out+=("drv_txqueuelen=$(sysfs_of "$HOST_NS" "$HOST_IF" tx_queue_len)") ;;
 	esac
 	echo "${out[*]}"
 }
@@ -350,7 +374,11 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 		e1k_save
 		cfgs=("${E1K_CONFIGS[@]}")
 		;;
-	*) bail "unknown link '$lnk' (ncm-full, ncm-high, ncm-super, e1000e)" ;;
+	usbnet | usbnet-rndis)
+		unet_setup
+		cfgs=("${USBNET_CONFIGS[@]}")
+		;;
+	*) bail "unknown link '$lnk' (ncm-full, ncm-high, ncm-super, e1000e, usbnet, usbnet-rndis)" ;;
 	esac
 	if [ -n "$ONLY" ]; then
 		local keep=()
@@ -370,6 +398,7 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 	case $lnk in
 	ncm-*) ncm_teardown ;;
 	e1000e) e1k_teardown ;;
+	usbnet*) unet_teardown ;;
 	esac
 }
 
