@@ -4,6 +4,7 @@
 
     bench-report.py [--title TEXT] DATA OUTDIR
     bench-report.py --across DATA...
+    bench-report.py --verify LINK CONFIG [drv_FIELD=VALUE...]
 
 DATA holds the lines (as scripts/bench-data.sh collects them, one VM boot
 per kernel). OUTDIR gets report.md and one PNG per kernel and link:
@@ -17,8 +18,17 @@ scripts/bench-data.sh writes them) and the Markdown on stdout gives, per
 link and configuration, each ratio's median over the boots that measured
 it, with the lowest and highest boot: the figure to quote when single
 boots on a shared machine disagree.
+
+A cell counts only if it held what its configuration declares: the knobs
+of its line in selftests/bench/configs.txt, or a profile's settings (its
+JSON in usbethd/profiles.d), against the driver's own state recorded in
+the line (drv_*). A line that differs, or lacks a value it should show, is
+refused by name on stderr and left out of every table (listed under
+"Refused lines"). --verify checks one state the same way (data.sh calls it
+before and after each transfer) and exits 1 naming what differs.
 """
 import argparse
+import json
 import math
 import os
 import re
@@ -29,12 +39,98 @@ FIELDS = ("idle_p50", "idle_p90", "idle_p99",
           "up_mbit", "up_p50", "up_p90", "up_p99",
           "down_mbit", "down_p50", "down_p90", "down_p99")
 LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e", "usbnet", "usbnet-rndis")
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIGS = os.path.join(TOP, "selftests", "bench", "configs.txt")
+# the built-in profiles (USBETH_BENCH_PROFILES: another directory)
+PROFILES = os.environ.get("USBETH_BENCH_PROFILES") or os.path.join(TOP, "usbethd", "profiles.d")
+# each knob a configuration may set, and the drv_* field that records what
+# the driver holds for it
+KNOB_FIELD = {"ntb-tx-max": "drv_tx_max", "ntb-rx-max": "drv_rx_max",
+              "tx-timer-usecs": "drv_tx_timer_usecs", "bql-limit-max": "drv_limit_max",
+              "rx-usecs": "drv_rx_usecs", "txqueuelen": "drv_txqueuelen",
+              "qmult": "drv_qmult"}
+# cdc_ncm holds an NTB size that is a multiple of the endpoint's packet
+# size as one byte more; a profile's "device-max" is the device's own
+DEVICE_MAX = {"drv_tx_max": "drv_dev_tx_max", "drv_rx_max": "drv_dev_rx_max"}
 KEY_RE = re.compile(r"^[a-z0-9_]+$")
 VAL_RE = re.compile(r"^[A-Za-z0-9_.:+@-]{1,64}$")
 
 
-def parse(path):
-    """{(kernel, link): {config: [round dict, ...]}}, errors per cell."""
+def load_configs(path=CONFIGS):
+    """{(link, name): knobs} of the configuration table."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.split("|")
+            if len(parts) != 3:
+                sys.exit(f"bench-report: {path}:{n}: not LINKS|NAME|KNOBS")
+            for link in parts[0].split():
+                out[(link, parts[1])] = parts[2]
+    return out
+
+
+def profile_settings(name, pdir, depth=0):
+    """A built-in profile's settings, those it extends first."""
+    path = os.path.join(pdir, name + ".json")
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    out = {}
+    if doc.get("extends") and depth < 8:
+        out.update(profile_settings(doc["extends"], pdir, depth + 1))
+    out.update({k: v for k, v in doc.get("settings", {}).items() if k != "comment"})
+    return out
+
+
+def declared(link, config, configs, pdir):
+    """{drv_field: value} the configuration declares; None if unknown."""
+    want = {}
+    if config.startswith("profile:"):
+        try:
+            settings = profile_settings(config[len("profile:"):], pdir)
+        except (OSError, ValueError):
+            return None
+        for k, v in settings.items():
+            if k in KNOB_FIELD:
+                want[KNOB_FIELD[k]] = str(v).lower() if isinstance(v, bool) else str(v)
+        return want
+    if (link, config) not in configs:
+        return None
+    words = configs[(link, config)].lstrip("@").split()
+    for k, v in zip(words[0::2], words[1::2]):
+        if k in KNOB_FIELD:
+            want[KNOB_FIELD[k]] = v
+    return want
+
+
+def differences(rec, want):
+    """What the line's driver state shows against what was declared."""
+    out = []
+    for f, v in sorted(want.items()):
+        held = rec.get(f)
+        if v == "device-max":
+            v = rec.get(DEVICE_MAX.get(f, ""))
+            if v is None:
+                out.append(f"{DEVICE_MAX.get(f, f)} not recorded")
+                continue
+        if held is None:
+            out.append(f"{f} not recorded (declared {v})")
+        elif held != v and not (f in DEVICE_MAX and v.isdigit() and held == str(int(v) + 1)):
+            out.append(f"{f}={held}, declared {v}")
+    return out
+
+
+REFUSED = []
+
+
+def parse(path, configs=None, pdir=PROFILES):
+    """{(kernel, link): {config: [round dict, ...]}}, errors per cell.
+    Lines whose driver state differs from their configuration are refused
+    (REFUSED, and a line on stderr)."""
+    if configs is None:
+        configs = load_configs()
     cells, errors, order = {}, [], {}
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
@@ -63,6 +159,15 @@ def parse(path):
                 continue
             if any(v is not None and not (math.isfinite(v) and 0 <= v < 1e9)
                    for v in vals.values()):
+                continue
+            want = declared(rec["link"], rec["config"], configs, pdir)
+            why = (["no such configuration in " + os.path.relpath(CONFIGS, TOP)]
+                   if want is None else differences(rec, want))
+            if why:
+                REFUSED.append((path, rec, why))
+                print(f"bench-report: refused {path}: kernel={rec['kernel']} "
+                      f"link={rec['link']} config={rec['config']} round={rec['round']}: "
+                      + "; ".join(why), file=sys.stderr)
                 continue
             per = cells.setdefault(key, {})
             if rec["config"] not in per:
@@ -183,7 +288,37 @@ def across(paths):
                            if v else "-")
             out.append("| " + " | ".join(row) + " |")
         out.append("")
+    out += refused_md()
     print("\n".join(out))
+
+
+def refused_md():
+    if not REFUSED:
+        return []
+    out = ["## Refused lines", "",
+           "Cells whose driver did not hold what their configuration declares,",
+           "left out of every figure above:", ""]
+    for path, rec, why in REFUSED:
+        out.append(f"- {os.path.basename(path)}: {rec['kernel']} {rec['link']} "
+                   f"{rec['config']} round {rec['round']}: {'; '.join(why)}")
+    return out + [""]
+
+
+def verify(link, config, state):
+    """--verify: exit 0 if STATE (drv_*=v words) holds what CONFIG declares."""
+    rec = {}
+    for tok in state:
+        k, sep, v = tok.partition("=")
+        if sep:
+            rec[k] = v
+    want = declared(link, config, load_configs(), PROFILES)
+    if want is None:
+        print(f"{link} {config}: no such configuration", file=sys.stderr)
+        sys.exit(1)
+    why = differences(rec, want)
+    if why:
+        print(f"{link} {config}: " + "; ".join(why), file=sys.stderr)
+        sys.exit(1)
 
 
 def main():
@@ -193,8 +328,15 @@ def main():
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--across", action="store_true",
                     help="DATA... are boots: each ratio's median over them, on stdout")
+    ap.add_argument("--verify", action="store_true",
+                    help="LINK CONFIG drv_FIELD=VALUE...: the state holds what CONFIG declares")
     ap.add_argument("paths", nargs="+", metavar="DATA [OUTDIR]")
     a = ap.parse_args()
+    if a.verify:
+        if len(a.paths) < 2:
+            ap.error("--verify LINK CONFIG [drv_FIELD=VALUE...]")
+        verify(a.paths[0], a.paths[1], a.paths[2:])
+        return
     if a.across:
         across(a.paths)
         return
@@ -244,6 +386,7 @@ def main():
                 f"| {ratio(b.get('down_p50'), g['down_p50'])} "
                 f"| {ratio(g['down_mbit'], b.get('down_mbit'))} |")
         out.append("")
+    out += refused_md()
     if errors:
         out += ["## Cells that failed", ""]
         for e in errors:

@@ -3,6 +3,10 @@
 # scripts/bench-report.py on made-up cells: medians, spreads and ratios
 # against defaults as computed by hand, and hostile lines (non-numeric,
 # non-finite, Markdown in a name, missing fields) left out, not rendered.
+# A line whose driver state (drv_*) differs from what its configuration
+# declares (selftests/bench/configs.txt, or a profile's JSON), or lacks it,
+# is refused by name and left out of every figure; --verify says the same
+# of one state.
 here=$(cd "$(dirname "$0")" && pwd)
 # a host test of this checkout: its tree, and lib.sh's helpers only (no module)
 export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
@@ -11,21 +15,37 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 10
+ktap_plan 19
 k='# data: kernel=7.3 link=ncm-full'
-line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50
+line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50 [DRV_STATE]
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
 		"up_mbit=$4 up_p50=$5 up_p90=$5 up_p99=$5 up_n=70" \
-		"down_mbit=$6 down_p50=$7 down_p90=$7 down_p99=$7 down_n=70"
+		"down_mbit=$6 down_p50=$7 down_p90=$7 down_p99=$7 down_n=70 ${8:-}"
 }
+# the profiles the lines name: a directory of the test's own
+P=$W/profiles
+mkdir -p "$P"
+echo '{ "match": {}, "settings": { "bql-limit-max": 8192, "tx-timer-usecs": 50 } }' > "$P/modem.json"
+echo '{ "extends": "modem", "match": {}, "settings": { "ntb-tx-max": "device-max" } }' > "$P/dock.json"
+export USBETH_BENCH_PROFILES=$P
 {
 	echo "unrelated console line"
 	line defaults 1 3 20 12 10 30
 	line defaults 2 3 30 10 12 40
 	line defaults 3 3 25 11 11 50
-	line tx-max-4k 1 2 22 4 9 20
-	line tx-max-4k 2 2 24 5 9 20
-	line tx-max-4k 3 2 23 3 9 20
+	line tx-max-4k 1 2 22 4 9 20 drv_tx_max=4097
+	line tx-max-4k 2 2 24 5 9 20 drv_tx_max=4096
+	line tx-max-4k 3 2 23 3 9 20 drv_tx_max=4097
+	# held the driver's default, not the 4096 declared: not counted
+	line tx-max-4k 4 2 99 99 99 99 drv_tx_max=16384
+	# no record of the timer it declares
+	line timer-0 1 2 20 5 10 30
+	# profiles: from their JSON, "extends" and "device-max" followed
+	line profile:modem 1 2 20 5 10 30 "drv_limit_max=8192 drv_tx_timer_usecs=50"
+	line profile:modem 2 2 20 5 10 30 "drv_limit_max=8192 drv_tx_timer_usecs=400"
+	line profile:dock 1 2 20 5 10 30 "drv_limit_max=8192 drv_tx_timer_usecs=50 drv_tx_max=16384 drv_dev_tx_max=16384"
+	line profile:dock 2 2 20 5 10 30 "drv_limit_max=8192 drv_tx_timer_usecs=50 drv_tx_max=16384 drv_dev_tx_max=8192"
+	line no-such-config 1 2 20 5 10 30
 	echo "$k config=bad1 round=1 idle_p50=nan up_mbit=inf"
 	line 'x|y' 1 1 1 1 1 1
 	line bad2 1 1 1e400 1 1 1
@@ -41,6 +61,20 @@ row() { grep "^| $1 |" "$W/out/report.md"; }
 ktap_check defaults_median_spread grep -qF '| defaults | 3.00 (3.00-3.00) | 25.0 (20.0-30.0) | 11.0 (10.0-12.0) |' "$W/out/report.md"
 # lat 11/4 = 2.75, tput 23/25 = 0.92; down lat 40/20 = 2.00, tput 9/11 = 0.82
 ktap_check ratios_against_defaults grep -qF '| 2.75 | 0.92 | 9.0 (9.0-9.0) | 20.0 (20.0-20.0) | 20.0 (20.0-20.0) | 2.00 | 0.82 |' <(row tx-max-4k)
+ktap_check mismatch_refused_by_name grep -qF "config=tx-max-4k round=4: drv_tx_max=16384, declared 4096" "$W/stdout"
+ktap_check mismatch_listed_in_report grep -qF -- "- data.txt: 7.3 ncm-full tx-max-4k round 4: drv_tx_max=16384, declared 4096" "$W/out/report.md"
+ktap_check unrecorded_refused grep -qF "config=timer-0 round=1: drv_tx_timer_usecs not recorded (declared 0)" "$W/stdout"
+ktap_check profile_from_json grep -qF "config=profile:modem round=2: drv_tx_timer_usecs=400, declared 50" "$W/stdout"
+ktap_check profile_extends_device_max test "$(grep -c 'config=profile:dock' "$W/stdout")" -eq 1 -a \
+	"$(grep -c 'config=profile:dock round=2: drv_tx_max=16384, declared 8192' "$W/stdout")" -eq 1
+ktap_check undeclared_config_refused grep -qF "config=no-such-config round=1: no such configuration" "$W/stdout"
+ktap_expect_eq held_lines_counted "$(row 'profile:modem' | cut -d'|' -f4)" " 20.0 (20.0-20.0) "
+R=$USBETH_TOP/scripts/bench-report.py
+ktap_check verify_holds /usr/bin/python3 "$R" --verify ncm-full tx-4k+timer-0 drv_tx_max=4097 drv_tx_timer_usecs=0 drv_limit_max=1
+ktap_expect_eq verify_names_the_difference \
+	"$(/usr/bin/python3 "$R" --verify ncm-full timer-0 drv_tx_timer_usecs=400 2>&1; echo "rc=$?")" \
+	"ncm-full timer-0: drv_tx_timer_usecs=400, declared 0
+rc=1"
 ktap_check hostile_lines_left_out test -z "$(grep -E 'bad[123]|x\|y|nan|inf' "$W/out/report.md")"
 ktap_check failed_cell_listed grep -qF -- '- 7.3 ncm-full tx-max-2k round 1: set' "$W/out/report.md"
 printf '# nothing\n' > "$W/empty.txt"
@@ -52,13 +86,14 @@ ktap_check no_data_is_an_error test "$(/usr/bin/python3 "$USBETH_TOP/scripts/ben
 # with no defaults (5.10) counts for nothing.
 cell() { # KERNEL CONFIG UP_MBIT UP_P50
 	echo "# data: kernel=$1 link=ncm-full config=$2 round=1 idle_p50=1" \
-		"up_mbit=$3 up_p50=$4 up_p90=$4 up_p99=$4 up_n=70"
+		"up_mbit=$3 up_p50=$4 up_p90=$4 up_p99=$4 up_n=70 drv_tx_timer_usecs=0"
 }
-{ cell 7.3 defaults 20 10; cell 7.3 x 18 5; cell 6.12 defaults 20 10; cell 6.12 x 20 10; } > "$W/a.txt"
-{ cell 6.1 defaults 30 12; cell 6.1 x 15 4; cell 5.10 x 1 1; } > "$W/b.txt"
+x=timer-0
+{ cell 7.3 defaults 20 10; cell 7.3 $x 18 5; cell 6.12 defaults 20 10; cell 6.12 $x 20 10; } > "$W/a.txt"
+{ cell 6.1 defaults 30 12; cell 6.1 $x 15 4; cell 5.10 $x 1 1; } > "$W/b.txt"
 /usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --across "$W/a.txt" "$W/b.txt" > "$W/across.md" 2>&1
 sed 's/^/# /' "$W/across.md"
-ktap_check across_median_over_boots grep -qxF '| x | 3 (6.1, 6.12, 7.3) | 2.00 (1.00-3.00) | 0.90 (0.50-1.00) | - | - |' "$W/across.md"
+ktap_check across_median_over_boots grep -qxF '| timer-0 | 3 (6.1, 6.12, 7.3) | 2.00 (1.00-3.00) | 0.90 (0.50-1.00) | - | - |' "$W/across.md"
 ktap_check across_no_defaults_is_an_error test "$(/usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --across "$W/empty.txt" > /dev/null 2>&1; echo $?)" -ne 0
 # a missing file: one line naming it, no traceback
 /usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --across "$W/a.txt" "$W/missing.txt" > "$W/missing.out" 2>&1
