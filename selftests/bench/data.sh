@@ -17,13 +17,19 @@
 # starts from the driver's defaults: the host netdev is new; on the usbnet
 # links the USB NIC is plugged into the VM anew), the knobs set
 # through usbeth (or the profile applied by usbethd itself, the gadget posing
-# as a matching device), then
+# as a matching device: the daemon's log is marked first, so only this
+# cell's apply counts), the driver's own state (sysfs, configfs) checked
+# against what the configuration declares (configs.txt, or the profile's
+# JSON; bench-report.py --verify), then
 #   idle RTT: ping host -> gadget, 20 probes 50 ms apart;
 #   upload: iperf3 host -> gadget, with ping host -> gadget alongside;
 #   download: iperf3 gadget -> host, with ping gadget -> host alongside.
 # The pings under load start once iperf3 reports its first (omitted) second,
 # so they measure a full queue, not the ramp. Ping goes from the sender, so
 # its probe waits behind the sender's queue: the one the knobs size.
+# The driver's state is checked again after the transfers; a cell whose
+# driver held anything else at either point fails (error=state), with both
+# states printed, and gives no figures.
 # Rounds are interleaved: every configuration once, then again.
 #
 # Environment (all optional):
@@ -78,57 +84,19 @@ rm -rf "$W" && mkdir -p "$RUN" "$ADMIN" && : > "$LOG"
 stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 chmod 0755 "$ADMIN"
 
-# Configurations: NAME|KNOBS. KNOBS are `usbeth link set` arguments for
-# the host netdev; "@" before them means the gadget netdev (qmult: set
-# while unplugged, it takes effect at the plug); "profile:" names a
-# built-in profile applied by usbethd.
-NCM_CONFIGS=(
-	"defaults|"
-	"tx-max-8k|ntb-tx-max 8192"
-	"tx-max-4k|ntb-tx-max 4096"
-	"tx-max-2k|ntb-tx-max 2048"
-	"rx-max-4k|ntb-rx-max 4096"
-	"bql-8k|bql-limit-max 8192"
-	"bql-4k|bql-limit-max 4096"
-	"timer-50|tx-timer-usecs 50"
-	"timer-0|tx-timer-usecs 0"
-	"tx-4k+bql-4k+timer-50|ntb-tx-max 4096 bql-limit-max 4096 tx-timer-usecs 50"
-	"tx-4k+bql-4k+timer-0|ntb-tx-max 4096 bql-limit-max 4096 tx-timer-usecs 0"
-	"tx-4k+timer-0|ntb-tx-max 4096 tx-timer-usecs 0"
-	"tx-8k+timer-0|ntb-tx-max 8192 tx-timer-usecs 0"
-	"tx-8k+bql-8k+timer-50|ntb-tx-max 8192 bql-limit-max 8192 tx-timer-usecs 50"
-	"tx-2k+bql-2k+timer-0|ntb-tx-max 2048 bql-limit-max 2048 tx-timer-usecs 0"
-	"profile:cellular-modem|"
-	"profile:displaylink|"
-)
-# a modem at full speed gets its own profile (the more specific match), so
-# on ncm-full this one stands in for profile:cellular-modem
-FULL_CONFIGS=(
-	"profile:cellular-modem-full-speed|"
-)
-SUPER_CONFIGS=(
-	"qmult-1|@qmult 1"
-	"qmult-10|@qmult 10"
-	"profile:superspeed-gadget|"
-)
-E1K_CONFIGS=(
-	"defaults|"
-	"bql-16k|bql-limit-max 16384"
-	"bql-64k|bql-limit-max 65536"
-	"rx-usecs-0|rx-usecs 0"
-	"bql-16k+rx-usecs-0|bql-limit-max 16384 rx-usecs 0"
-)
-# usbnet: BQL caps against usbnet's own dynamic limit (7.3) and against no
-# BQL at all (6.1, 6.12, where the caps change nothing: the noise band);
-# 8 KiB is what the cellular-modem profile sets on the drivers modems use.
-USBNET_CONFIGS=(
-	"defaults|"
-	"bql-16k|bql-limit-max 16384"
-	"bql-8k|bql-limit-max 8192"
-	"bql-4k|bql-limit-max 4096"
-	"bql-2k|bql-limit-max 2048"
-	"txqueuelen-100|txqueuelen 100"
-)
+# Configurations: selftests/bench/configs.txt, the one table of what each
+# configuration sets, which bench-report.py checks every data line against.
+CONFIGS=$(dirname "$0")/configs.txt
+REPORT=$USBETH_TOP/scripts/bench-report.py
+[ -r "$CONFIGS" ] || bail "no configuration table $CONFIGS"
+# configs_of LINK: "NAME|KNOBS" of every configuration LINK runs, in order
+configs_of() {
+	local links name knobs l
+	while IFS='|' read -r links name knobs; do
+		[[ -z $links || $links == \#* ]] && continue
+		for l in $links; do [ "$l" = "$1" ] && echo "$name|$knobs"; done
+	done < "$CONFIGS"
+}
 
 # pctl FILE: "p50 p90 p99 n" of the RTTs (ms, one per line) in FILE,
 # nearest-rank; "- - - 0" when it holds none.
@@ -244,6 +212,9 @@ drv_state() {
 		for f in tx_max rx_max tx_timer_usecs; do
 			out+=("drv_$f=$(sysfs_of "$HOST_NS" "$HOST_IF" "cdc_ncm/$f")")
 		done
+		out+=("drv_dev_rx_max=$(sysfs_of "$HOST_NS" "$HOST_IF" cdc_ncm/dwNtbInMaxSize)")
+		out+=("drv_dev_tx_max=$(sysfs_of "$HOST_NS" "$HOST_IF" cdc_ncm/dwNtbOutMaxSize)")
+		out+=("drv_qmult=$(cat "$NCM_FUNC/qmult")")
 		;;
 	e1000e) out+=("drv_rx_usecs=$(e1k_coalesce)") ;;
 	usbnet*) out+=("drv_txqueuelen=$(sysfs_of "$HOST_NS" "$HOST_IF" tx_queue_len)") ;;
@@ -270,7 +241,7 @@ dirs_of() {
 CELL_ERR=0
 cell() {
 	local lnk=$1 name=${2%%|*} knobs=${2#*|} round=$3 vid='' pid='' prof='' err=''
-	local gad=() idle up down drv='' dirs
+	local gad=() idle up down drv='' after why dirs
 	dirs=$(dirs_of "$lnk")
 	case $name in
 	profile:cellular-modem | profile:cellular-modem-full-speed)
@@ -294,6 +265,7 @@ cell() {
 	fi
 	if [ -z "$err" ] && [ -n "$prof" ]; then
 		if [ "$prof" = superspeed-gadget ]; then
+			dmark	# this cell's apply, not an earlier cell's line
 			DNS=$PEER_NS daemon_start
 			applied "$prof" || err=profile
 			if [ -z "$err" ]; then	# the qmult it set, in effect
@@ -301,13 +273,20 @@ cell() {
 				link_up "$lnk" || err=plug
 			fi
 		else
+			dmark
 			DNS=$HOST_NS daemon_start
 			applied "$prof" || err=profile
 		fi
 		ktap_info "$lnk $name: ${DLINE:-no profile applied}"
 	fi
 	if [ -z "$err" ]; then
+		# the cell measures what its configuration declares, or fails
 		drv=$(drv_state "$lnk")
+		# shellcheck disable=SC2086 # the state's words on purpose
+		why=$(/usr/bin/python3 "$REPORT" --verify "$lnk" "$name" $drv 2>&1) ||
+			{ err=state; ktap_info "$lnk $name round $round: before the transfers: $why"; ktap_info "  held: $drv"; }
+	fi
+	if [ -z "$err" ]; then
 		rtts "$HOST_NS" "$PEER_ADDR" 20 "$W/rtt.idle"
 		idle=$(pctl "$W/rtt.idle")
 		# one more try of a transfer that broke off (seen under TCG)
@@ -325,6 +304,13 @@ cell() {
 		down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			{ down="- - - - 0"; CELL_ERR=$((CELL_ERR + 1)); ktap_info "$lnk $name round $round: no download figures"; }
+	fi
+	if [ -z "$err" ]; then
+		# and still held it after them
+		after=$(drv_state "$lnk")
+		# shellcheck disable=SC2086
+		why=$(/usr/bin/python3 "$REPORT" --verify "$lnk" "$name" $after 2>&1) ||
+			{ err=state; ktap_info "$lnk $name round $round: after the transfers: $why"; ktap_info "  before: $drv"; ktap_info "  after:  $after"; }
 	fi
 	if [ -n "$DPID" ]; then
 		daemon_stop > /dev/null || ktap_info "$lnk $name: usbethd did not stop cleanly"
@@ -359,27 +345,17 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 		# names it, so that gadget-side knobs can be set while unplugged
 		ncm_plug
 		ncm_unplug
-		if [ "$lnk" = ncm-full ]; then
-			for c in "${NCM_CONFIGS[@]}"; do
-				[ "${c%%|*}" = profile:cellular-modem ] || cfgs+=("$c")
-			done
-			cfgs+=("${FULL_CONFIGS[@]}")
-		else
-			cfgs=("${NCM_CONFIGS[@]}")
-		fi
-		[ "$lnk" = ncm-super ] && cfgs+=("${SUPER_CONFIGS[@]}")
 		;;
 	e1000e)
 		e1k_setup
 		e1k_save
-		cfgs=("${E1K_CONFIGS[@]}")
 		;;
 	usbnet | usbnet-rndis)
 		unet_setup
-		cfgs=("${USBNET_CONFIGS[@]}")
 		;;
 	*) bail "unknown link '$lnk' (ncm-full, ncm-high, ncm-super, e1000e, usbnet, usbnet-rndis)" ;;
 	esac
+	mapfile -t cfgs < <(configs_of "$lnk")
 	if [ -n "$ONLY" ]; then
 		local keep=()
 		for c in "${cfgs[@]}"; do [[ ${c%%|*} =~ $ONLY ]] && keep+=("$c"); done
