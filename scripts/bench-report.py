@@ -4,6 +4,7 @@
 
     bench-report.py [--title TEXT] DATA OUTDIR
     bench-report.py --across DATA...
+    bench-report.py --summary DATA...
     bench-report.py --verify LINK CONFIG [drv_FIELD=VALUE...]
 
 DATA holds the lines (as scripts/bench-data.sh collects them, one VM boot
@@ -18,6 +19,12 @@ scripts/bench-data.sh writes them) and the Markdown on stdout gives, per
 link and configuration, each ratio's median over the boots that measured
 it, with the lowest and highest boot: the figure to quote when single
 boots on a shared machine disagree.
+
+With --summary, the same over DATA... but per kernel: first the noise
+band of each link and kernel (the "defaults-again" configuration, the
+defaults measured a second time in every round, against "defaults"), then
+each built-in profile as usbethd applied it. The tables docs/performance.md
+shows are this output (scripts/docs-tables.sh).
 
 A cell counts only if it held what its configuration declares: the knobs
 of its line in selftests/bench/configs.txt, or a profile's settings (its
@@ -40,7 +47,8 @@ FIELDS = ("idle_p50", "idle_p90", "idle_p99",
           "down_mbit", "down_p50", "down_p90", "down_p99")
 LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e", "usbnet", "usbnet-rndis")
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CONFIGS = os.path.join(TOP, "selftests", "bench", "configs.txt")
+# the grid's configuration table (USBETH_BENCH_TABLE: another one)
+CONFIGS = os.environ.get("USBETH_BENCH_TABLE") or os.path.join(TOP, "selftests", "bench", "configs.txt")
 # the built-in profiles (USBETH_BENCH_PROFILES: another directory)
 PROFILES = os.environ.get("USBETH_BENCH_PROFILES") or os.path.join(TOP, "usbethd", "profiles.d")
 # each knob a configuration may set, and the drv_* field that records what
@@ -87,6 +95,8 @@ def profile_settings(name, pdir, depth=0):
 def declared(link, config, configs, pdir):
     """{drv_field: value} the configuration declares; None if unknown."""
     want = {}
+    if (link, config) not in configs:
+        return None
     if config.startswith("profile:"):
         try:
             settings = profile_settings(config[len("profile:"):], pdir)
@@ -96,8 +106,6 @@ def declared(link, config, configs, pdir):
             if k in KNOB_FIELD:
                 want[KNOB_FIELD[k]] = str(v).lower() if isinstance(v, bool) else str(v)
         return want
-    if (link, config) not in configs:
-        return None
     words = configs[(link, config)].lstrip("@").split()
     for k, v in zip(words[0::2], words[1::2]):
         if k in KNOB_FIELD:
@@ -161,7 +169,8 @@ def parse(path, configs=None, pdir=PROFILES):
                    for v in vals.values()):
                 continue
             want = declared(rec["link"], rec["config"], configs, pdir)
-            why = (["no such configuration in " + os.path.relpath(CONFIGS, TOP)]
+            why = ([f"no configuration {rec['config']} of link {rec['link']} in "
+                    + os.path.relpath(CONFIGS, TOP)]
                    if want is None else differences(rec, want))
             if why:
                 REFUSED.append((path, rec, why))
@@ -292,6 +301,60 @@ def across(paths):
     print("\n".join(out))
 
 
+def per_boot(paths):
+    """[(kernel, link, config, ratios)] over every boot of every file."""
+    out = []
+    for path in paths:
+        cells, _, order = parse(path)
+        for key in cells:
+            ratios = boot_ratios(cells[key])
+            for cfg in order[key]:
+                if cfg in ratios:
+                    out.append((key[0], key[1], cfg, ratios[cfg]))
+    return out
+
+
+def spread(v):
+    return f"{statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})" if v else "-"
+
+
+def summary(paths):
+    """Markdown: noise band and profiles, per link and kernel, over boots."""
+    boots = per_boot(paths)
+    links = sorted({b[1] for b in boots},
+                   key=lambda k: LINK_ORDER.index(k) if k in LINK_ORDER else 99)
+    kernels = sorted({b[0] for b in boots}, key=kernel_sort)
+    cols = ("up_lat", "up_tput", "down_lat", "down_tput")
+
+    def rows(want):
+        out = []
+        for cfg in sorted({b[2] for b in boots if want(b[2])}):
+            for link in links:
+                for k in kernels:
+                    got = [r for kk, ll, cc, r in boots if (kk, ll, cc) == (k, link, cfg)]
+                    if not got:
+                        continue
+                    row = [cfg, link, k, str(len(got))]
+                    row += [spread([r[c] for r in got if c in r]) for c in cols]
+                    out.append("| " + " | ".join(row) + " |")
+        return out
+    head = ["| configuration | link | kernel | boots | up lat | up tput | down lat | down tput |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    out = ["Ratios against the defaults of the same boot: lat = ping under load",
+           "p50 of the defaults / of the configuration (above 1: lower latency);",
+           "tput = throughput of the configuration / of the defaults. Each cell:",
+           "the median over the boots (lowest-highest boot); \"-\": not measured.", "",
+           "### Noise: the defaults against themselves", "",
+           "A ratio inside this band for its link and kernel is no result.", ""]
+    noise = rows(lambda c: c == "defaults-again")
+    out += head + noise if noise else ["Not measured yet in the committed data."]
+    out += ["", "### The built-in profiles, as usbethd applied them", ""]
+    prof = rows(lambda c: c.startswith("profile:"))
+    out += head + prof if prof else ["Not measured."]
+    out.append("")
+    print("\n".join(out))
+
+
 def refused_md():
     if not REFUSED:
         return []
@@ -313,7 +376,7 @@ def verify(link, config, state):
             rec[k] = v
     want = declared(link, config, load_configs(), PROFILES)
     if want is None:
-        print(f"{link} {config}: no such configuration", file=sys.stderr)
+        print(f"{link} {config}: no such configuration of that link", file=sys.stderr)
         sys.exit(1)
     why = differences(rec, want)
     if why:
@@ -328,6 +391,8 @@ def main():
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--across", action="store_true",
                     help="DATA... are boots: each ratio's median over them, on stdout")
+    ap.add_argument("--summary", action="store_true",
+                    help="DATA... are boots: noise band and profiles per link and kernel")
     ap.add_argument("--verify", action="store_true",
                     help="LINK CONFIG drv_FIELD=VALUE...: the state holds what CONFIG declares")
     ap.add_argument("paths", nargs="+", metavar="DATA [OUTDIR]")
@@ -339,6 +404,9 @@ def main():
         return
     if a.across:
         across(a.paths)
+        return
+    if a.summary:
+        summary(a.paths)
         return
     if len(a.paths) != 2:
         ap.error("DATA OUTDIR, or --across DATA...")

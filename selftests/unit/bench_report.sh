@@ -28,6 +28,18 @@ mkdir -p "$P"
 echo '{ "match": {}, "settings": { "bql-limit-max": 8192, "tx-timer-usecs": 50 } }' > "$P/modem.json"
 echo '{ "extends": "modem", "match": {}, "settings": { "ntb-tx-max": "device-max" } }' > "$P/dock.json"
 export USBETH_BENCH_PROFILES=$P
+# and a configuration table of its own
+cat > "$W/configs.txt" <<'EOF'
+# LINKS|NAME|KNOBS
+ncm-full|defaults|
+ncm-full|tx-max-4k|ntb-tx-max 4096
+ncm-full|tx-max-2k|ntb-tx-max 2048
+ncm-full|timer-0|tx-timer-usecs 0
+ncm-full|tx-4k+timer-0|ntb-tx-max 4096 tx-timer-usecs 0
+ncm-full|profile:modem|
+ncm-full|profile:dock|
+EOF
+export USBETH_BENCH_TABLE=$W/configs.txt
 {
 	echo "unrelated console line"
 	line defaults 1 3 20 12 10 30
@@ -67,7 +79,7 @@ ktap_check unrecorded_refused grep -qF "config=timer-0 round=1: drv_tx_timer_use
 ktap_check profile_from_json grep -qF "config=profile:modem round=2: drv_tx_timer_usecs=400, declared 50" "$W/stdout"
 ktap_check profile_extends_device_max test "$(grep -c 'config=profile:dock' "$W/stdout")" -eq 1 -a \
 	"$(grep -c 'config=profile:dock round=2: drv_tx_max=16384, declared 8192' "$W/stdout")" -eq 1
-ktap_check undeclared_config_refused grep -qF "config=no-such-config round=1: no such configuration" "$W/stdout"
+ktap_check undeclared_config_refused grep -qF "config=no-such-config round=1: no configuration no-such-config of link ncm-full" "$W/stdout"
 ktap_expect_eq held_lines_counted "$(row 'profile:modem' | cut -d'|' -f4)" " 20.0 (20.0-20.0) "
 R=$USBETH_TOP/scripts/bench-report.py
 ktap_check verify_holds /usr/bin/python3 "$R" --verify ncm-full tx-4k+timer-0 drv_tx_max=4097 drv_tx_timer_usecs=0 drv_limit_max=1

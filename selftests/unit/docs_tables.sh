@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The tables docs/performance.md shows are what the committed data gives:
+# scripts/docs-tables.py --check regenerates them and compares; a page
+# whose figure was typed over fails it.
+here=$(cd "$(dirname "$0")" && pwd)
+export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+source "$here/../lib.sh"
+[ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+ktap_plan 3
+T=$USBETH_TOP/scripts/docs-tables.py
+/usr/bin/python3 "$T" --check > "$W/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || head -n 40 "$W/out" | sed 's/^/# /'
+ktap_expect_eq page_matches_data $rc 0
+# a figure typed over in a generated block: the first ratio of the summary
+awk 'f && /^\| / && /[0-9]\.[0-9][0-9] \(/ && !d { sub(/[0-9]\.[0-9][0-9] \(/, "9.99 ("); d = 1 }
+	/<!-- generated: bench-report.py --summary -->/ { f = 1 } { print }' \
+	"$USBETH_TOP/docs/performance.md" > "$W/page.md"
+if cmp -s "$W/page.md" "$USBETH_TOP/docs/performance.md"; then ktap_fail mutation_made; else ktap_ok mutation_made; fi
+USBETH_DOCS_PAGE=$W/page.md /usr/bin/python3 "$T" --check > "$W/out2" 2>&1
+ktap_check typed_figure_fails grep -q 'docs/performance.md differs from its data' "$W/out2"
+ktap_finish
