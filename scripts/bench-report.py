@@ -28,7 +28,7 @@ shows are this output (scripts/docs-tables.sh).
 
 A cell counts only if it held what its configuration declares: the knobs
 of its line in selftests/bench/configs.txt, or a profile's settings (its
-JSON in usbethd/profiles.d), against the driver's own state recorded in
+JSON in usbethd/profiles.d or profiles.available), against the driver's own state recorded in
 the line (drv_*). A line that differs, or lacks a value it should show, is
 refused by name on stderr and left out of every table (listed under
 "Refused lines"). --verify checks one state the same way (data.sh calls it
@@ -49,8 +49,10 @@ LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e", "usbnet", "usbnet-r
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the grid's configuration table (USBETH_BENCH_TABLE: another one)
 CONFIGS = os.environ.get("USBETH_BENCH_TABLE") or os.path.join(TOP, "selftests", "bench", "configs.txt")
-# the built-in profiles (USBETH_BENCH_PROFILES: another directory)
-PROFILES = os.environ.get("USBETH_BENCH_PROFILES") or os.path.join(TOP, "usbethd", "profiles.d")
+# the shipped profiles, enabled and not (USBETH_BENCH_PROFILES: another
+# directory)
+PROFILES = ([os.environ["USBETH_BENCH_PROFILES"]] if os.environ.get("USBETH_BENCH_PROFILES")
+            else [os.path.join(TOP, "usbethd", d) for d in ("profiles.d", "profiles.available")])
 # each knob a configuration may set, and the drv_* field that records what
 # the driver holds for it
 KNOB_FIELD = {"ntb-tx-max": "drv_tx_max", "ntb-rx-max": "drv_rx_max",
@@ -80,14 +82,15 @@ def load_configs(path=CONFIGS):
     return out
 
 
-def profile_settings(name, pdir, depth=0):
-    """A built-in profile's settings, those it extends first."""
-    path = os.path.join(pdir, name + ".json")
+def profile_settings(name, pdirs, depth=0):
+    """A shipped profile's settings, those it extends first."""
+    paths = [os.path.join(d, name + ".json") for d in pdirs]
+    path = next((p for p in paths if os.path.exists(p)), paths[0])
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
     out = {}
     if doc.get("extends") and depth < 8:
-        out.update(profile_settings(doc["extends"], pdir, depth + 1))
+        out.update(profile_settings(doc["extends"], pdirs, depth + 1))
     out.update({k: v for k, v in doc.get("settings", {}).items() if k != "comment"})
     return out
 

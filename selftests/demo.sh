@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The README's main job, run inside the usbeth VM by `make demo`: with the
-# module loaded and usbethd running on the built-in profiles, plug in a
+# module loaded and usbethd running on the shipped profiles (those shipped
+# disabled enabled, as an admin does: usbethd.profiles(5)), plug in a
 # SuperSpeed USB NCM gadget posing as a Sierra Wireless modem (VID 1199)
 # with qmult 1, and show what happens: the daemon applies the cellular-modem
 # profile to the host side and the SuperSpeed-gadget profile to the gadget
@@ -49,8 +50,9 @@ gadget=$NCM_GADGET_IF
 # the gadget stays down until the host side is up: the host gets carrier
 # only from the CONNECT the gadget sends when it opens (lib.sh: ncm_plug)
 ip -n "$NCM_GADGET_NS" link set dev "$gadget" netns 1
-echo "# --- usbethd starts on the built-in profiles"
-stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
+echo "# --- usbethd starts with the shipped profiles, those shipped disabled"
+echo "#     (cellular-modem, superspeed-gadget, ...) enabled as an admin does"
+stage_profiles "$BUILTIN" || bail "cannot stage the shipped profiles"
 exec {DFD}< <(exec "$D" -d "$BUILTIN" --runtime-dir /run/usbethd 2>&1)
 DPID=$!
 dwait '^ready' || bail "usbethd did not start"

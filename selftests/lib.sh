@@ -627,6 +627,7 @@ if [ -n "${USBETH_TOP:-}" ]; then
 	USBETH_CLI=${USBETH_CLI:-$USBETH_TOP/ip-extensions/usbeth}
 	USBETHD=${USBETHD:-$USBETH_TOP/usbethd/usbethd}
 	USBETH_PROFILES=$USBETH_TOP/usbethd/profiles.d
+	USBETH_PROFILES_AVAILABLE=$USBETH_TOP/usbethd/profiles.available
 	USBETH_SPEC=$USBETH_TOP/uapi/usbeth.yaml
 	USBETH_COMPLETION=$USBETH_TOP/ip-extensions/usbeth.bash-completion
 	USBETH_KMOD=${USBETH_KMOD:-$USBETH_TOP/kmod/usbeth.ko}
@@ -637,11 +638,15 @@ else
 	__prefix=${__prefix%/*}
 	__prefix=${__prefix:-/usr}
 	USBETH_PROFILES=$__prefix/share/usbeth/profiles.d
+	USBETH_PROFILES_AVAILABLE=$__prefix/share/usbeth/profiles.available
 	USBETH_SPEC=$__prefix/share/usbeth/usbeth.yaml
 	USBETH_COMPLETION=$__prefix/share/bash-completion/completions/usbeth
 	USBETH_KMOD=$(modinfo -n usbeth 2>/dev/null)
 fi
-export USBETH_CLI USBETHD USBETH_PROFILES USBETH_SPEC USBETH_COMPLETION USBETH_KMOD
+# USBETH_PROFILES: the profiles usbethd applies as shipped; _AVAILABLE: the
+# ones shipped disabled, which an admin enables by copying one into
+# /etc/usbeth/profiles.d (usbethd.profiles(5))
+export USBETH_CLI USBETHD USBETH_PROFILES USBETH_PROFILES_AVAILABLE USBETH_SPEC USBETH_COMPLETION USBETH_KMOD
 
 # usbeth_load: load the module under test (the tree's, or the system's
 # through modprobe).

@@ -6,12 +6,23 @@
 # those lines. The test sets D (the daemon), BUILTIN and ADMIN (profile
 # directories), RUN (runtime directory) and LOG before using them.
 
-# stage_profiles DIR: a copy of the built-in profiles in DIR, owned by the
-# guest's root. usbethd reads no profile that another user may write, and
-# the checkout (seen over 9p with the host's owners) may be a user's.
+# stage_profiles DIR: a copy of the shipped profiles in DIR, owned by the
+# guest's root: those enabled as shipped and, as an admin who enabled them
+# all has them, those shipped disabled. usbethd reads no profile that
+# another user may write, and the checkout (seen over 9p with the host's
+# owners) may be a user's.
 stage_profiles() {
 	rm -rf "$1" && mkdir -p "$1" && cp "$USBETH_PROFILES"/*.json "$1"/ &&
+		cp "$USBETH_PROFILES_AVAILABLE"/*.json "$1"/ &&
 		chmod 0755 "$1" && chmod 0644 "$1"/*.json
+}
+# shipped_profile NAME: the shipped profile's file, enabled or not
+shipped_profile() {
+	local d
+	for d in "$USBETH_PROFILES" "$USBETH_PROFILES_AVAILABLE"; do
+		[ -r "$d/$1.json" ] && { echo "$d/$1.json"; return 0; }
+	done
+	return 1
 }
 
 # daemon_start [OPTION...]: the daemon, its stderr on DFD (read by dexpect);
@@ -85,7 +96,7 @@ modem_wanted() {
 	out=$(python3 -c 'import json, sys
 s = json.load(open(sys.argv[1])).get("settings", {})
 print(" ".join(f"{k}={s[k]}" for k in sys.argv[2:] if s.get(k) is not None))' \
-		"$USBETH_PROFILES/${1:-cellular-modem}.json" ntb-rx-max ntb-tx-max tx-timer-usecs bql-limit-max)
+		"$(shipped_profile "${1:-cellular-modem}")" ntb-rx-max ntb-tx-max tx-timer-usecs bql-limit-max)
 	echo "${out:-none}"
 }
 modem_held() {

@@ -18,7 +18,7 @@ SD=/lib/systemd/systemd
 U=/run/systemd/system
 SDLOG=/tmp/usbethd-systemd.log
 STAGE=/run/usbethd-selftest
-upid='' sdpid=''
+upid='' sdpid='' etc_overlay=0 enabled=''
 
 cleanup() {
 	local t=$SECONDS wd
@@ -32,6 +32,8 @@ cleanup() {
 	fi
 	monitor_stop_all
 	rm -rf "$U" "$STAGE"
+	[ -n "$enabled" ] && rm -f "$enabled"
+	[ $etc_overlay -eq 1 ] && umount /etc
 	ncm_teardown
 }
 trap cleanup EXIT
@@ -54,7 +56,7 @@ sc() { nsenter -t "$sdpid" -p -m -r -w "$@"; }
 rm -rf "$U" "$STAGE" && mkdir -p "$U"
 if [ -n "${USBETH_TOP:-}" ]; then
 	mkdir -p "$U/usbethd.service.d" "$STAGE/sbin"
-	cp "$USBETHD" "$STAGE/sbin/usbethd" && cp -r "$USBETH_PROFILES" "$STAGE/profiles.d" ||
+	cp "$USBETHD" "$STAGE/sbin/usbethd" && stage_profiles "$STAGE/profiles.d" ||
 		bail "cannot stage the daemon in $STAGE"
 	sed "s|@SBINDIR@|$STAGE/sbin|" "$USBETH_TOP/packaging/usbethd.service" > "$U/usbethd.service"
 	cat > "$U/usbethd.service.d/selftest.conf" <<EOF2
@@ -69,6 +71,22 @@ else
 	done
 	[ -n "$unit" ] || env_missing "no installed usbethd.service (install usbethd)"
 	ktap_info "the installed unit: $unit"
+	# the modem profile ships disabled: enabled as usbethd.profiles(5) tells
+	# an admin to, a copy in /etc/usbeth/profiles.d (the test VM's /etc is
+	# the host's, read-only: a tmpfs overlay makes it writable meanwhile)
+	if [ ! -w /etc ]; then
+		mkdir -p /run/usbeth-etc/up /run/usbeth-etc/work &&
+			mount -t overlay usbeth-etc -o lowerdir=/etc,upperdir=/run/usbeth-etc/up,workdir=/run/usbeth-etc/work /etc ||
+			env_missing "cannot make /etc writable for the test (overlay)"
+		etc_overlay=1
+	fi
+	enabled=/etc/usbeth/profiles.d/cellular-modem.json
+	[ -e "$enabled" ] && enabled=''	# the admin's own: left alone
+	if [ -n "$enabled" ]; then
+		mkdir -p /etc/usbeth/profiles.d &&
+			install -m 0644 "$USBETH_PROFILES_AVAILABLE/cellular-modem.json" "$enabled" ||
+			bail "cannot enable the cellular-modem profile in /etc/usbeth/profiles.d"
+	fi
 fi
 for m in systemd-udevd.service systemd-udev-trigger.service systemd-udev-settle.service \
 	 systemd-udevd-control.socket systemd-udevd-kernel.socket; do

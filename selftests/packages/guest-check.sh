@@ -10,7 +10,8 @@
 #
 # boot1: the module was loaded at boot, usbethd.service is up (READY), a
 #   gadget posing as a Quectel modem is plugged, udev renames its host side
-#   to enx<MAC>, usbethd applies the cellular-modem profile (read back in
+#   to enx<MAC>, usbethd applies the cellular-modem profile, enabled first as an admin
+#   does (a copy into /etc/usbeth/profiles.d and a reload; read back in
 #   sysfs), `systemctl stop usbethd` restores it; then apt-get purge takes
 #   every file of the packages away (the list was taken at install time).
 # boot2: the purged system still boots, with no failed unit.
@@ -46,7 +47,7 @@ finish() {
 sysfs() { cat "/sys/class/net/$host_if/$1" 2>&1; }
 
 boot1() {
-	ktap_plan 24
+	ktap_plan 26
 	ktap_info "Debian $(cat /etc/debian_version), kernel $kabi, $(systemctl --version | head -n1)"
 
 	# -- at boot
@@ -62,6 +63,13 @@ boot1() {
 	ktap_expect_eq usbethd_ready \
 		"$(systemctl show -P Type usbethd) $(systemctl show -P SubState usbethd)" "notify running"
 	ktap_check usbethd_started_logged sh -c "journalctl -b -u usbethd -o cat | grep -q '^Started'"
+
+	# -- the modem profile ships disabled: enabled as usbethd.profiles(5)
+	# says, one file copied into /etc and a reload (synchronous)
+	ktap_check modem_profile_shipped_disabled test -r /usr/share/usbeth/profiles.available/cellular-modem.json \
+		-a ! -e /usr/share/usbeth/profiles.d/cellular-modem.json
+	ktap_check enable_modem_profile sh -c "install -m 0644 /usr/share/usbeth/profiles.available/cellular-modem.json \
+		/etc/usbeth/profiles.d/ && systemctl reload usbethd"
 
 	# -- a modem is plugged
 	modprobe dummy_hcd || bail "cannot load dummy_hcd"
@@ -116,7 +124,8 @@ boot1() {
 		ktap_check "kselftest_$t" grep -q "^ok [0-9]* selftests: usbeth: $t.sh\$" /tmp/kselftest.log
 	done
 
-	# -- purge
+	# -- purge (the admin's own file in /etc is the admin's to remove)
+	rm -f /etc/usbeth/profiles.d/cellular-modem.json
 	ktap_check apt_get_purge env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${pkgs[@]}"
 	ktap_check dkms_forgot sh -c "! dkms status usbeth | grep -q . && ! test -e /var/lib/dkms/usbeth"
 	ktap_check module_file_removed sh -c \

@@ -17,4 +17,4 @@ if ! out=$(make -s -C "$top/usbethd" check-build 2>&1); then
 	ktap_finish
 fi
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-exec "$top/usbethd/test/usbethd_unit" "$top/usbethd/profiles.d"
+exec "$top/usbethd/test/usbethd_unit" "$top/usbethd/profiles.d" "$top/usbethd/profiles.available"
