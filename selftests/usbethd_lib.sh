@@ -16,6 +16,18 @@ stage_profiles() {
 		cp "$USBETH_PROFILES_AVAILABLE"/*.json "$1"/ &&
 		chmod 0755 "$1" && chmod 0644 "$1"/*.json
 }
+# daemon_dirs: W anew, with ADMIN and RUN empty, the shipped profiles in
+# BUILTIN and an empty LOG
+daemon_dirs() {
+	rm -rf "$W" && mkdir -p "$ADMIN" "$RUN" && stage_profiles "$BUILTIN" && : > "$LOG"
+}
+# daemon_log_if_failed RC: a test that failed (RC, or a failed check)
+# shows what the daemon said
+daemon_log_if_failed() {
+	if [ "$1" -ne 0 ] || [ "$__ktap_fail" -gt 0 ]; then
+		sed 's/^/# usbethd: /' "$LOG"
+	fi
+}
 # shipped_profile NAME: the shipped profile's file, enabled or not
 shipped_profile() {
 	local d

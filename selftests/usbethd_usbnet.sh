@@ -24,16 +24,12 @@ cleanup() {
 	local rc=$?
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
 	wait 2>/dev/null
-	if [ $rc -ne 0 ] || [ "$__ktap_fail" -gt 0 ]; then
-		sed 's/^/# usbethd: /' "$LOG"
-	fi
+	daemon_log_if_failed $rc
 	unet_teardown
 }
 trap cleanup EXIT
 source "$(dirname "$0")/usbethd_lib.sh"
-rm -rf "$W" && mkdir -p "$ADMIN" "$RUN"
-stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
-: > "$LOG"
+daemon_dirs || bail "cannot stage the shipped profiles in $W"
 cat > "$ADMIN/usbnet-nic.json" <<'EOF'
 {
 	"description": "test: a usbnet NIC by its driver",
