@@ -100,7 +100,8 @@ bench: all
 	done
 
 # the data plane under each configuration and profile, every kernel of the
-# selection: build/bench/report.md and plots (docs/performance.md is a copy)
+# selection: build/bench/report.md and plots (docs/performance.md is generated
+# from data files kept in docs/performance/: scripts/docs-tables.py)
 bench-data: all
 	scripts/bench-data.sh $(KLABELS)
 

@@ -5,6 +5,8 @@
     bench-report.py [--title TEXT] DATA OUTDIR
     bench-report.py --across DATA...
     bench-report.py --summary DATA...
+    bench-report.py --boots [--link-dir PATH] [--write-plots DIR] DATA...
+    bench-report.py --across-plot OUTDIR DATA...
     bench-report.py --verify LINK CONFIG [drv_FIELD=VALUE...]
 
 DATA holds the lines (as scripts/bench-data.sh collects them, one VM boot
@@ -24,7 +26,20 @@ With --summary, the same over DATA... but per kernel: first the noise
 band of each link and kernel (the "defaults-again" configuration, the
 defaults measured a second time in every round, against "defaults"), then
 each built-in profile as usbethd applied it. The tables docs/performance.md
-shows are this output (scripts/docs-tables.sh).
+shows are this output (scripts/docs-tables.py).
+
+With --boots, the Markdown on stdout gives, per DATA file and per kernel
+and link in it, the table the report above writes for that boot, then the
+file's refused lines and failed cells: the appendix of docs/performance.md.
+It links each boot's plot as LINK-DIR/STEM-KERNEL-LINK.png (STEM: the data
+file's name without .txt), which --write-plots DIR draws, and first each
+link's across-boots plot, LINK-DIR/across-LINK.png, which --across-plot
+OUTDIR draws: per configuration the median over the boots of the up and
+down lat and tput ratios, bars from the lowest to the highest boot.
+
+Every plot's legend says what its points and bars are and which point is
+the defaults, and a cue which way is better; a direction with nothing
+measured says "not measured".
 
 A cell counts only if it held what its configuration declares: the knobs
 of its line in selftests/bench/configs.txt, or a profile's settings (its
@@ -219,6 +234,34 @@ def kernel_sort(k):
     return [int(x) if x.isdigit() else x for x in re.split(r"[.-]", k)]
 
 
+def legend_and_cue(ax, point, bars, better, defaults="defaults", noise=False):
+    """The legend every plot carries: what a point and a bar are, which
+    point is the defaults, and which way is better."""
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], marker="o", color="C0", linestyle="", label=point),
+               Line2D([], [], marker="o", color="C3", linestyle="", label=defaults)]
+    if noise:
+        handles.append(Line2D([], [], marker="o", color="C2", linestyle="",
+                              label="defaults-again: the defaults measured again (noise)"))
+    handles.append(Line2D([], [], marker="|", color="0.3", linestyle="-", markersize=10,
+                          label=bars))
+    ax.legend(handles=handles, loc="best", fontsize=7, framealpha=0.85)
+    ax.text(0.99, 0.01, "better is: " + better, transform=ax.transAxes,
+            ha="right", va="bottom", fontsize=8, style="italic",
+            bbox=dict(boxstyle="round", fc="lightyellow", ec="0.6"))
+
+
+def point_color(cfg):
+    return {"defaults": "C3", "defaults-again": "C2"}.get(cfg, "C0")
+
+
+def not_measured(ax):
+    ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center",
+            va="center", fontsize=14, color="0.4")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
 def plot(key, per, order, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -226,6 +269,8 @@ def plot(key, per, order, path):
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
     for ax, d, what in ((axes[0], "up", "upload (host -> peer)"),
                         (axes[1], "down", "download (peer -> host)")):
+        ax.set_title(f"{key[1]} on {key[0]}: {what}")
+        drawn = 0
         for cfg in order:
             t = agg(per[cfg], d + "_mbit")
             p = agg(per[cfg], d + "_p50")
@@ -233,14 +278,21 @@ def plot(key, per, order, path):
                 continue
             ax.errorbar(t[0], p[0], xerr=[[t[0] - t[1]], [t[2] - t[0]]],
                         yerr=[[p[0] - p[1]], [p[2] - p[0]]], fmt="o",
-                        capsize=3, color="C3" if cfg == "defaults" else "C0")
+                        capsize=3, color=point_color(cfg),
+                        zorder=3 if cfg == "defaults" else 2)
             ax.annotate(cfg, (t[0], p[0]), textcoords="offset points",
                         xytext=(4, 4), fontsize=7)
+            drawn += 1
+        if not drawn:
+            not_measured(ax)
+            continue
         ax.set_xlabel("throughput, Mbit/s (median of rounds)")
         ax.set_ylabel("ping under load p50, ms")
-        ax.set_title(f"{key[1]} on {key[0]}: {what}")
         ax.grid(True, alpha=0.3)
         ax.set_ylim(bottom=0)
+        legend_and_cue(ax, "configuration: median over the rounds",
+                       "bars: lowest to highest round", "lower and to the right",
+                       noise="defaults-again" in order)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -266,9 +318,9 @@ def boot_ratios(per):
     return out
 
 
-def across(paths):
-    """Markdown: per link and configuration, each ratio over the boots."""
-    # link -> config -> [(kernel, ratios)], in the order first seen
+def collect_across(paths):
+    """{link: {config: [(kernel, ratios)]}}, configurations in the order
+    first seen; each boot's ratios against its own defaults."""
     seen = {}
     for path in paths:
         cells, _, order = parse(path)
@@ -278,12 +330,23 @@ def across(paths):
             for cfg in order[key]:
                 if cfg in ratios:
                     per.setdefault(cfg, []).append((key[0], ratios[cfg]))
+    return seen
+
+
+def link_sorted(links):
+    return sorted(links, key=lambda k: LINK_ORDER.index(k) if k in LINK_ORDER else 99)
+
+
+def across(paths):
+    """Markdown: per link and configuration, each ratio over the boots."""
+    # link -> config -> [(kernel, ratios)], in the order first seen
+    seen = collect_across(paths)
     if not seen:
         sys.exit("bench-report: no boot with a 'defaults' cell in " + " ".join(paths))
     out = ["Each cell: the median over the boots of that boot's ratio against",
            "its own defaults, (lowest-highest) boot. lat above 1: lower ping",
            "under load; tput: throughput against the defaults.", ""]
-    for link in sorted(seen, key=lambda k: LINK_ORDER.index(k) if k in LINK_ORDER else 99):
+    for link in link_sorted(seen):
         out += [f"## {link}, across boots", "",
                 "| configuration | boots | up lat | up tput | down lat | down tput |",
                 "| --- | --- | --- | --- | --- | --- |"]
@@ -302,6 +365,56 @@ def across(paths):
         out.append("")
     out += refused_md()
     print("\n".join(out))
+
+
+def across_plot(outdir, paths):
+    """--across-plot: OUTDIR/across-LINK.png per link, each configuration's
+    median lat and tput ratio over the boots, bars lowest to highest boot."""
+    seen = {k: v for k, v in collect_across(paths).items() if v}
+    if not seen:
+        sys.exit("bench-report: no boot with a 'defaults' cell in " + " ".join(paths))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    os.makedirs(outdir, exist_ok=True)
+    for link in link_sorted(seen):
+        fig, axes = plt.subplots(1, 2, figsize=(13, 6))
+        for ax, d, what in ((axes[0], "up", "upload (host -> peer)"),
+                            (axes[1], "down", "download (peer -> host)")):
+            ax.set_title(f"{link}, every boot against its own defaults: {what}")
+            drawn = 0
+            for cfg, boots in seen[link].items():
+                lat = [r[d + "_lat"] for _, r in boots if d + "_lat" in r]
+                tput = [r[d + "_tput"] for _, r in boots if d + "_tput" in r]
+                if not lat or not tput:
+                    continue
+                x, y = statistics.median(tput), statistics.median(lat)
+                ax.errorbar(x, y, xerr=[[x - min(tput)], [max(tput) - x]],
+                            yerr=[[y - min(lat)], [max(lat) - y]], fmt="o", capsize=3,
+                            color=point_color(cfg), alpha=0.8)
+                ax.annotate(f"{cfg} ({len(boots)})", (x, y), textcoords="offset points",
+                            xytext=(4, 4), fontsize=7)
+                drawn += 1
+            if not drawn:
+                not_measured(ax)
+                continue
+            ax.plot([1], [1], "o", color="C3", markersize=8)
+            ax.annotate("defaults", (1, 1), textcoords="offset points",
+                        xytext=(4, -10), fontsize=7, color="C3")
+            ax.axhline(1, color="C3", lw=0.8, ls="--")
+            ax.axvline(1, color="C3", lw=0.8, ls="--")
+            ax.set_xlabel("tput: throughput / the defaults' (median over boots)")
+            ax.set_ylabel("lat: defaults' ping under load p50 / the configuration's")
+            ax.grid(True, alpha=0.3)
+            legend_and_cue(ax, "configuration (boots): median over the boots",
+                           "bars: lowest to highest boot", "higher and to the right",
+                           defaults="defaults (1, 1 by definition)",
+                           noise="defaults-again" in seen[link])
+        fig.tight_layout()
+        path = os.path.join(outdir, f"across-{link}.png")
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        print(f"bench-report: {path}")
 
 
 def per_boot(paths):
@@ -358,6 +471,89 @@ def summary(paths):
     print("\n".join(out))
 
 
+def boot_table(per, order):
+    """The Markdown table of one boot (kernel and link), a blank line after."""
+    base = per.get("defaults")
+    out = ["| configuration | idle p50 | up Mbit/s | up p50 | up p90 | up p99 "
+           "| up lat | up tput | down Mbit/s | down p50 | down p99 "
+           "| down lat | down tput |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+           "| --- | --- | --- |"]
+    for cfg in order:
+        r = per[cfg]
+        g = {f: agg(r, f) for f in FIELDS}
+        b = {f: agg(base, f) for f in FIELDS} if base else {}
+        out.append(
+            f"| {cfg} | {fmt(g['idle_p50'], 2)} | {fmt(g['up_mbit'])} "
+            f"| {fmt(g['up_p50'])} | {fmt(g['up_p90'])} | {fmt(g['up_p99'])} "
+            f"| {ratio(b.get('up_p50'), g['up_p50'])} "
+            f"| {ratio(g['up_mbit'], b.get('up_mbit'))} "
+            f"| {fmt(g['down_mbit'])} | {fmt(g['down_p50'])} "
+            f"| {fmt(g['down_p99'])} "
+            f"| {ratio(b.get('down_p50'), g['down_p50'])} "
+            f"| {ratio(g['down_mbit'], b.get('down_mbit'))} |")
+    out.append("")
+    return out
+
+
+def boot_keys(cells):
+    return sorted(cells, key=lambda k: (kernel_sort(k[0]),
+                  LINK_ORDER.index(k[1]) if k[1] in LINK_ORDER else 99))
+
+
+def boots(paths, link_dir, write_dir=None):
+    """--boots: Markdown, per DATA file and per (kernel, link), the table the
+    report writes for one boot, the file's refused lines and failed cells,
+    and links to the plots: LINK_DIR/across-LINK.png (--across-plot) first,
+    then LINK_DIR/STEM-KERNEL-LINK.png per boot (written into WRITE_DIR when
+    given)."""
+    files = []
+    for path in paths:
+        before = len(REFUSED)
+        cells, errors, order = parse(path)
+        files.append((path, cells, errors, order, REFUSED[before:]))
+    seen = {k: v for k, v in collect_across(paths).items() if v}
+    out = ["Every ratio against the `defaults` of the same boot; each cell the",
+           "median over the rounds, (lowest-highest) round; RTTs in ms, throughput",
+           "in Mbit/s; \"-\": not measured.", ""]
+    if seen:
+        out += ["### Across boots, per link", ""]
+        for link in link_sorted(seen):
+            out += [f"![{link}, every boot against its own defaults]"
+                    f"({link_dir}/across-{link}.png)", ""]
+    for path, cells, errors, order, refused in files:
+        name = os.path.basename(path)
+        stem = os.path.splitext(name)[0]
+        out += [f"### {name}", ""]
+        if not cells and not refused and not errors:
+            out += ["No `# data:` lines: not a benchmark boot.", ""]
+            continue
+        for key in boot_keys(cells):
+            per = cells[key]
+            nr = max(len(v) for v in per.values())
+            png = f"{stem}-{key[0]}-{key[1]}.png"
+            out += [f"#### {key[1]} on {key[0]} ({nr} rounds)", "",
+                    f"![{key[1]} on {key[0]}, {name}]({link_dir}/{png})", ""]
+            if write_dir:
+                os.makedirs(write_dir, exist_ok=True)
+                plot(key, per, order[key], os.path.join(write_dir, png))
+            out += boot_table(per, order[key])
+        if refused:
+            out += ["Refused lines (the driver did not hold what the configuration "
+                    "declares; left out of every table):", ""]
+            for _, rec, why in refused:
+                out.append(f"- {rec['kernel']} {rec['link']} {rec['config']} "
+                           f"round {rec['round']}: {'; '.join(why)}")
+            out.append("")
+        if errors:
+            out += ["Cells that failed:", ""]
+            for e in errors:
+                out.append(f"- {e['kernel']} {e['link']} {e['config']} round "
+                           f"{e['round']}: {e['error']}")
+            out.append("")
+    print("\n".join(out).rstrip("\n"))
+
+
 def refused_md():
     if not REFUSED:
         return []
@@ -396,6 +592,14 @@ def main():
                     help="DATA... are boots: each ratio's median over them, on stdout")
     ap.add_argument("--summary", action="store_true",
                     help="DATA... are boots: noise band and profiles per link and kernel")
+    ap.add_argument("--boots", action="store_true",
+                    help="DATA...: per file and boot the report's table, on stdout")
+    ap.add_argument("--link-dir", default="performance",
+                    help="with --boots: the Markdown's path to the plots (performance)")
+    ap.add_argument("--write-plots", metavar="DIR",
+                    help="with --boots: write each boot's plot into DIR")
+    ap.add_argument("--across-plot", action="store_true",
+                    help="OUTDIR DATA...: OUTDIR/across-LINK.png, the --across ratios")
     ap.add_argument("--verify", action="store_true",
                     help="LINK CONFIG drv_FIELD=VALUE...: the state holds what CONFIG declares")
     ap.add_argument("paths", nargs="+", metavar="DATA [OUTDIR]")
@@ -410,6 +614,14 @@ def main():
         return
     if a.summary:
         summary(a.paths)
+        return
+    if a.boots:
+        boots(a.paths, a.link_dir.rstrip("/"), a.write_plots)
+        return
+    if a.across_plot:
+        if len(a.paths) < 2:
+            ap.error("--across-plot OUTDIR DATA...")
+        across_plot(a.paths[0], a.paths[1:])
         return
     if len(a.paths) != 2:
         ap.error("DATA OUTDIR, or --across DATA...")
@@ -427,36 +639,15 @@ def main():
             "Ratios against `defaults` of the same boot: lat = ping under load",
             "p50 of defaults / of the configuration (above 1: lower latency),",
             "tput = throughput of the configuration / of defaults.", ""]
-    keys = sorted(cells, key=lambda k: (kernel_sort(k[0]),
-                  LINK_ORDER.index(k[1]) if k[1] in LINK_ORDER else 99))
-    for key in keys:
+    for key in boot_keys(cells):
         per = cells[key]
-        base = per.get("defaults")
         nr = max(len(v) for v in per.values())
         out += [f"## {key[1]} on {key[0]} ({nr} rounds)", ""]
         if not a.no_plots:
             png = f"{key[0]}-{key[1]}.png"
             plot(key, per, order[key], os.path.join(a.outdir, png))
             out += [f"![{key[1]} on {key[0]}]({png})", ""]
-        out += ["| configuration | idle p50 | up Mbit/s | up p50 | up p90 | up p99 "
-                "| up lat | up tput | down Mbit/s | down p50 | down p99 "
-                "| down lat | down tput |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-                "| --- | --- | --- |"]
-        for cfg in order[key]:
-            r = per[cfg]
-            g = {f: agg(r, f) for f in FIELDS}
-            b = {f: agg(base, f) for f in FIELDS} if base else {}
-            out.append(
-                f"| {cfg} | {fmt(g['idle_p50'], 2)} | {fmt(g['up_mbit'])} "
-                f"| {fmt(g['up_p50'])} | {fmt(g['up_p90'])} | {fmt(g['up_p99'])} "
-                f"| {ratio(b.get('up_p50'), g['up_p50'])} "
-                f"| {ratio(g['up_mbit'], b.get('up_mbit'))} "
-                f"| {fmt(g['down_mbit'])} | {fmt(g['down_p50'])} "
-                f"| {fmt(g['down_p99'])} "
-                f"| {ratio(b.get('down_p50'), g['down_p50'])} "
-                f"| {ratio(g['down_mbit'], b.get('down_mbit'))} |")
-        out.append("")
+        out += boot_table(per, order[key])
     out += refused_md()
     if errors:
         out += ["## Cells that failed", ""]

@@ -1,18 +1,25 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Regenerate the tables of docs/performance.md from the committed data.
+"""Regenerate the tables and plots of docs/performance.md from the committed data.
 
-    docs-tables.py [--check]
+    docs-tables.py [--check | --no-plots]
 
 Each block of the page between
     <!-- generated: bench-report.py MODE -->
 and
     <!-- end generated -->
 is replaced by `scripts/bench-report.py MODE docs/performance/*.txt` (MODE:
---summary or --across; the boots in docs/performance/archive/ and late/
-are read by nothing). With --check nothing is written: the exit status is
-1, with a diff, when the page differs from what the data gives (make check
-runs it so).
+--summary, --across or --boots; the boots in docs/performance/archive/ and
+late/ are read by nothing). Then the plots the page links are drawn into
+docs/performance/ (each boot's, `bench-report.py --boots --write-plots`,
+and each link's across boots, `bench-report.py --across-plot`), and the
+PNGs there that the page no longer links are removed (--no-plots: the
+blocks only).
+
+With --check nothing is written: the exit status is 1, with a diff, when
+the page differs from what the data gives, or when a PNG it links is
+missing or one in docs/performance/ is linked by nothing (make check runs
+it so).
 """
 import difflib
 import glob
@@ -23,43 +30,83 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performance.md")
-BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across) -->\n)"
+DOCS = os.path.join(TOP, "docs")
+PERF = os.path.join(DOCS, "performance")
+BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across|--boots) -->\n)"
                    r"(.*?)(<!-- end generated -->)", re.S)
+# an image the page links: ![...](performance/NAME.png)
+IMAGE = re.compile(r"!\[[^\]]*\]\((performance/[^)\s]+\.png)\)")
 
 
-def generate(mode):
-    data = sorted(glob.glob(os.path.join(TOP, "docs", "performance", "*.txt")))
+def data():
+    return [os.path.relpath(d, TOP) for d in sorted(glob.glob(os.path.join(PERF, "*.txt")))]
+
+
+def bench_report(args):
     env = dict(os.environ)
     for v in ("USBETH_BENCH_TABLE", "USBETH_BENCH_PROFILES"):
         env.pop(v, None)
-    out = subprocess.run(["/usr/bin/python3", os.path.join(TOP, "scripts", "bench-report.py"),
-                          mode] + [os.path.relpath(d, TOP) for d in data],
-                         cwd=TOP, env=env, check=True, capture_output=True, text=True)
-    return out.stdout.rstrip("\n") + "\n"
+    return subprocess.run(["/usr/bin/python3", os.path.join(TOP, "scripts", "bench-report.py")]
+                          + args, cwd=TOP, env=env, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def generate(mode):
+    return bench_report([mode] + data()).rstrip("\n") + "\n"
+
+
+def linked(page):
+    """The PNGs the page links, as paths under docs/."""
+    return sorted({os.path.join(DOCS, m) for m in IMAGE.findall(page)})
+
+
+def unlinked(page):
+    return sorted(set(glob.glob(os.path.join(PERF, "*.png"))) - set(linked(page)))
 
 
 def main():
-    check = sys.argv[1:] == ["--check"]
-    if sys.argv[1:] and not check:
-        sys.exit("usage: docs-tables.py [--check]")
+    args = sys.argv[1:]
+    if args not in ([], ["--check"], ["--no-plots"]):
+        sys.exit("usage: docs-tables.py [--check | --no-plots]")
+    check = args == ["--check"]
     with open(PAGE, encoding="utf-8") as f:
         old = f.read()
     if not BLOCK.search(old):
         sys.exit(f"docs-tables: no generated block in {PAGE}")
     new = BLOCK.sub(lambda m: m.group(1) + generate(m.group(2)) + m.group(4), old)
     if check:
+        rc = 0
         if new != old:
             sys.stdout.writelines(difflib.unified_diff(
                 old.splitlines(True), new.splitlines(True), "docs/performance.md (committed)",
                 "docs/performance.md (from the data)"))
             print("docs-tables: docs/performance.md differs from its data: "
                   "run scripts/docs-tables.py", file=sys.stderr)
-            sys.exit(1)
-        return
+            rc = 1
+        for png in linked(new):
+            if not os.path.exists(png):
+                print(f"docs-tables: {os.path.relpath(png, TOP)} is linked but missing: "
+                      "run scripts/docs-tables.py", file=sys.stderr)
+                rc = 1
+        # the page as it is: a plot it does not link is not shipped with it
+        for png in unlinked(old):
+            print(f"docs-tables: {os.path.relpath(png, TOP)} is linked by nothing: "
+                  "run scripts/docs-tables.py", file=sys.stderr)
+            rc = 1
+        sys.exit(rc)
     if new != old:
         with open(PAGE, "w", encoding="utf-8") as f:
             f.write(new)
         print("docs-tables: docs/performance.md regenerated")
+    if args == ["--no-plots"]:
+        return
+    bench_report(["--boots", "--write-plots", os.path.relpath(PERF, TOP)] + data())
+    if "(performance/across-" in new:
+        bench_report(["--across-plot", os.path.relpath(PERF, TOP)] + data())
+    for png in unlinked(new):
+        os.remove(png)
+        print(f"docs-tables: removed {os.path.relpath(png, TOP)} (linked by nothing)")
+    print("docs-tables: plots drawn")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 19
+ktap_plan 28
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50 [DRV_STATE]
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -111,4 +111,29 @@ ktap_check across_no_defaults_is_an_error test "$(/usr/bin/python3 "$USBETH_TOP/
 /usr/bin/python3 "$USBETH_TOP/scripts/bench-report.py" --across "$W/a.txt" "$W/missing.txt" > "$W/missing.out" 2>&1
 ktap_check missing_file_named grep -qx "bench-report: .*No such file or directory: '$W/missing.txt'" "$W/missing.out"
 ktap_check missing_file_one_line test "$(wc -l < "$W/missing.out")" -eq 1
+
+# --boots: per data file and per (kernel, link) the report's own table,
+# the file's refused lines under it, the plots linked; a file without data
+# lines said so. Same table as the report's: the rows are the report's rows.
+printf 'KTAP version 1\n# no data here\n' > "$W/console.txt"
+/usr/bin/python3 "$R" --boots "$W/data.txt" "$W/a.txt" "$W/console.txt" > "$W/boots.md" 2> "$W/boots.err"
+sed 's/^/# /' "$W/boots.md" | head -n 40
+ktap_check boots_table_as_report grep -qxF "$(row tx-max-4k)" "$W/boots.md"
+# three files, three boots: 7.3 in data.txt, 7.3 and 6.12 in a.txt
+ktap_check boots_per_file_and_boot test "$(grep -cxE '### (data|a|console)\.txt|#### ncm-full on (7\.3|6\.12) \([0-9]+ rounds\)' "$W/boots.md")" -eq 6
+ktap_check boots_refused_under_its_file grep -qxF -- "- 7.3 ncm-full tx-max-4k round 4: drv_tx_max=16384, declared 4096" "$W/boots.md"
+ktap_check boots_plots_linked grep -qF '](performance/data-7.3-ncm-full.png)' "$W/boots.md"
+ktap_check boots_across_plot_linked grep -qxF '![ncm-full, every boot against its own defaults](performance/across-ncm-full.png)' "$W/boots.md"
+ktap_check boots_no_data_said grep -qxF 'No `# data:` lines: not a benchmark boot.' "$W/boots.md"
+# the plots: each boot's and the across-boots one, where the links say
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+	/usr/bin/python3 "$R" --boots --write-plots "$W/png" "$W/a.txt" > /dev/null 2>&1
+	ktap_check boots_plots_written test -s "$W/png/a-7.3-ncm-full.png" -a -s "$W/png/a-6.12-ncm-full.png"
+	/usr/bin/python3 "$R" --across-plot "$W/png" "$W/a.txt" "$W/b.txt" > "$W/ap.out" 2>&1
+	ktap_check across_plot_written test -s "$W/png/across-ncm-full.png"
+else
+	ktap_skip boots_plots_written "no python3-matplotlib"
+	ktap_skip across_plot_written "no python3-matplotlib"
+fi
+ktap_check across_plot_needs_defaults test "$(/usr/bin/python3 "$R" --across-plot "$W/png" "$W/empty.txt" > /dev/null 2>&1; echo $?)" -ne 0
 ktap_finish

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The tables docs/performance.md shows are what the committed data gives:
 # scripts/docs-tables.py --check regenerates them and compares; a page
-# whose figure was typed over fails it.
+# whose figure was typed over fails it, and so does a plot linked but
+# missing, or one in docs/performance/ that nothing links.
 here=$(cd "$(dirname "$0")" && pwd)
 export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -10,7 +11,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 3
+ktap_plan 6
 T=$USBETH_TOP/scripts/docs-tables.py
 /usr/bin/python3 "$T" --check > "$W/out" 2>&1
 rc=$?
@@ -23,4 +24,15 @@ awk 'f && /^\| / && /[0-9]\.[0-9][0-9] \(/ && !d { sub(/[0-9]\.[0-9][0-9] \(/, "
 if cmp -s "$W/page.md" "$USBETH_TOP/docs/performance.md"; then ktap_fail mutation_made; else ktap_ok mutation_made; fi
 USBETH_DOCS_PAGE=$W/page.md /usr/bin/python3 "$T" --check > "$W/out2" 2>&1
 ktap_check typed_figure_fails grep -q 'docs/performance.md differs from its data' "$W/out2"
+# the appendix is generated too: one --boots block, a section per data file
+ktap_check boots_block_per_file test "$(sed -n '/<!-- generated: bench-report.py --boots -->/,/<!-- end generated -->/p' \
+	"$USBETH_TOP/docs/performance.md" | grep -c '^### .*\.txt$')" -eq "$(ls "$USBETH_TOP"/docs/performance/*.txt | wc -l)"
+# a plot the page links but that is not there fails the check
+{ cat "$USBETH_TOP/docs/performance.md"; echo '![gone](performance/no-such-plot.png)'; } > "$W/page2.md"
+USBETH_DOCS_PAGE=$W/page2.md /usr/bin/python3 "$T" --check > "$W/out3" 2>&1
+ktap_check missing_plot_fails grep -q 'docs/performance/no-such-plot.png is linked but missing' "$W/out3"
+# and so does a plot in docs/performance/ that the page no longer links
+sed '/(performance\/across-e1000e.png)/d' "$USBETH_TOP/docs/performance.md" > "$W/page3.md"
+USBETH_DOCS_PAGE=$W/page3.md /usr/bin/python3 "$T" --check > "$W/out4" 2>&1
+ktap_check unlinked_plot_fails grep -q 'docs/performance/across-e1000e.png is linked by nothing' "$W/out4"
 ktap_finish
