@@ -143,7 +143,7 @@ while IFS= read -r l; do
 	esac
 done < "$frag"
 [ $bad -eq 0 ] || die "the fragment did not apply (see above)"
-# a build from scratch is what the README reports; a rebuild on top of
+# a build from scratch is what docs/testing.md reports; a rebuild on top of
 # earlier objects (a fragment change) says so
 full=1
 [ -f "$root$obj_in/vmlinux" ] && full=0

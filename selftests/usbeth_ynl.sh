@@ -13,7 +13,7 @@
 #     monitor group carries the new values;
 #   - a set with one knob above the device's maximum is refused (ERANGE)
 #     with an extack naming that attribute, and changes nothing;
-#   - the kernel's own CLI (tools/net/ynl/cli.py), as the README shows it,
+#   - the kernel's own CLI (tools/net/ynl/cli.py), as docs/architecture.md shows it,
 #     sets a knob and gets it back.
 source "$(dirname "$0")/lib.sh"
 
@@ -103,7 +103,7 @@ grep -qF "$want" <<< "$msg" && msg="names the limit"
 ktap_expect_eq refused_set_extack "$err $attr $msg" "ERANGE .ntb-rx-max names the limit"
 ktap_expect_eq refused_set_changed_nothing "$(sys rx_max) $(sys tx_max)" "8192 8000"
 
-# the kernel's CLI, with the README's arguments
+# the kernel's CLI, with the arguments docs/architecture.md shows
 kcli() {
 	local ns=$1
 	shift
