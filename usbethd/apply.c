@@ -5,14 +5,38 @@
  * restoring. The records it keeps are records.c's. See apply.h.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apply.h"
 #include "netlink.h"
 
 #define BIT(k) (1U << (k))
+
+/*
+ * The crash test's hook (usbethd(8), ENVIRONMENT): with
+ * USBETHD_TEST_KILL_AT=before-first-set or after-first-set the process
+ * kills itself with SIGKILL at that point of its first apply that changes
+ * something, as an OOM kill or a crash would: what is on disk then is all
+ * a restarted daemon has.
+ */
+static void test_kill_at(const char *point)
+{
+	static const char *at;
+	static bool looked;
+
+	if (!looked) {
+		at = getenv("USBETHD_TEST_KILL_AT");
+		looked = true;
+	}
+	if (at && !strcmp(at, point)) {
+		ulog(LOG_P_WARNING, "USBETHD_TEST_KILL_AT=%s: killed", point);
+		kill(getpid(), SIGKILL);
+	}
+}
 
 /* usbeth_set(), timed. */
 static int timed_set(struct engine *e, const struct usbeth_set *s,
@@ -185,6 +209,7 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 		return 0;
 	err = timed_set(e, &s, &echo);
 	if (!err) {
+		test_kill_at("after-first-set");
 		for (k = 0; k < K_COUNT; k++) {
 			uint32_t got;
 
@@ -222,6 +247,7 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 				return done;
 			continue;
 		}
+		test_kill_at("after-first-set");
 		got = echo_val(&echo, k, st->v[k]);
 		usbeth_dev_free(&echo);
 		r->req[k] = st->v[k];
@@ -299,6 +325,8 @@ static uint32_t do_ethtool(struct engine *e, struct rec *r,
 	if (!mask)
 		return 0;
 	err = features_set(&e->nl, r->ifindex, mask, val, &refused);
+	if (!err)
+		test_kill_at("after-first-set");
 	for (k = K_SG; k <= K_TSO; k++) {
 		const char *what = st->restore & BIT(k) ? what_restore :
 				   what_apply;
@@ -361,6 +389,7 @@ static uint32_t do_other(struct engine *e, struct rec *r,
 			set_failed(e, r, what, k, v, err);
 			continue;
 		}
+		test_kill_at("after-first-set");
 		r->req[k] = v;
 		r->got[k] = v;
 		r->got_has |= BIT(k);
@@ -562,6 +591,9 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 		uint32_t bqlr = st.restore & (BIT(K_BQL_LIMIT_MIN) |
 					      BIT(K_BQL_LIMIT_MAX) |
 					      BIT(K_BQL_HOLD_TIME));
+
+		if (st.has & ~st.restore)
+			test_kill_at("before-first-set");
 
 		done |= do_usbeth(e, r, &st, &c, what_apply, what_restore);
 		if (bqlr)

@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# usbethd's promises under crashes, bursts and other people's changes
+# (issue 29), on netdevs not on USB (veths, opted in by role "other"
+# profiles: the daemon's paths are the same, and no USB is needed):
+#   - write-ahead originals: the daemon killed with SIGKILL right after its
+#     first change (USBETHD_TEST_KILL_AT=after-first-set) or right before it
+#     leaves the record on disk; a restarted daemon restores on stop;
+#   - restore only what still holds the value the daemon set: an admin's
+#     later `ip link set mtu` is left alone on stop, and said so;
+#   - a veth renamed into an "enp*" glob gets that profile (no record
+#     before the rename);
+#   - 40 veths appearing while the daemon is stopped (SIGSTOP): each one
+#     evaluated, none lost to a fixed number of GETs in flight;
+#   - a dump interrupted at start (1200 netdevs, churn) is retried, as
+#     usbethd(8) promises, instead of exiting.
+# The values are read back from the kernel (ip link); every wait is on a
+# line the daemon logs, or on its exit.
+source "$(dirname "$0")/lib.sh"
+
+D=$USBETHD
+W=/tmp/usbethd-durable
+BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
+NS=usbethd-dur PEERS=usbethd-dur-peers
+DPID= DFD= CHURN=
+
+need_usbeth_prog USBETHD
+cleanup() {
+	local rc=$?
+	[ -n "$CHURN" ] && kill "$CHURN" 2>/dev/null
+	[ -n "$DPID" ] && kill -CONT "$DPID" 2>/dev/null && kill "$DPID" 2>/dev/null
+	wait 2>/dev/null
+	if [ $rc -ne 0 ] || [ "$__ktap_fail" -gt 0 ]; then
+		sed 's/^/# usbethd: /' "$LOG"
+	fi
+	ip netns del "$NS" 2>/dev/null
+	ip netns del "$PEERS" 2>/dev/null
+}
+trap cleanup EXIT
+source "$(dirname "$0")/usbethd_lib.sh"
+rm -rf "$W" && mkdir -p "$ADMIN" "$RUN" && chmod 0755 "$ADMIN"
+stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
+: > "$LOG"
+ip netns add "$NS" && ip netns add "$PEERS" || bail "ip netns add"
+ip -n "$NS" link set lo up
+DNS=$NS
+
+profile() { # profile NAME IFNAME-GLOB SETTINGS-JSON
+	printf '{ "match": { "driver": "veth", "role": "other", "ifname": "%s" },\n  "settings": %s }\n' \
+		"$2" "$3" > "$ADMIN/$1.json" && chmod 0644 "$ADMIN/$1.json"
+}
+profile vd vd\* '{ "mtu": 1400, "txqueuelen": 321 }'
+profile enp enp\* '{ "txqueuelen": 654 }'
+profile many vm\* '{ "txqueuelen": 777 }'
+# lk DEV FIELD: mtu or qlen of DEV in the test's netns, as the kernel has it
+lk() { ip -n "$NS" -o link show dev "$1" | grep -o "$2 [0-9]*" | cut -d' ' -f2; }
+ifindex() { ip -n "$NS" -o link show dev "$1" | cut -d: -f1; }
+
+ktap_plan 20
+
+ip -n "$NS" link add vd0 type veth peer name xp0 netns "$PEERS" || bail "cannot make veth vd0"
+vd0=$(ifindex vd0)
+
+# --- 1. killed right after the first change: the record is on disk
+USBETHD_TEST_KILL_AT=after-first-set daemon_start
+dexpect "USBETHD_TEST_KILL_AT=after-first-set: killed" > /dev/null
+daemon_stop
+ktap_expect_eq killed_after_first_set_status $? 137
+ktap_expect_eq killed_after_first_set_mtu_changed "$(lk vd0 mtu)" 1400
+ktap_check killed_after_first_set_record_on_disk grep -qx "orig mtu 1500" "$RUN/dev-$vd0"
+dmark
+daemon_start
+ktap_check restart_applies_rest dexpect "^vd0: profile vd applied"
+ktap_expect_eq restart_txqueuelen "$(lk vd0 qlen)" 321
+daemon_stop
+ktap_expect_eq restart_stop_restores_mtu "$(lk vd0 mtu) $(lk vd0 qlen)" "1500 1000"
+
+# --- 1. killed before the first change: the record is there already
+dmark
+USBETHD_TEST_KILL_AT=before-first-set daemon_start
+dexpect "USBETHD_TEST_KILL_AT=before-first-set: killed" > /dev/null
+daemon_stop
+ktap_expect_eq killed_before_first_set_mtu_unchanged "$(lk vd0 mtu)" 1500
+ktap_check killed_before_first_set_record_on_disk grep -qx "orig mtu 1500" "$RUN/dev-$vd0"
+
+# the daemon for the rest: large receive buffers (no overrun resync hides
+# a GET that was never sent)
+dmark
+daemon_start --rcvbuf 4194304
+ktap_check daemon_ready dexpect "^ready: "
+ktap_expect_eq applied_mtu_txqueuelen "$(lk vd0 mtu) $(lk vd0 qlen)" "1400 321"
+
+# --- 4. a veth with no profile and no record, renamed into "enp*"
+dmark
+ip -n "$NS" link add eth7 type veth peer name xp7 netns "$PEERS" || bail "cannot make veth eth7"
+ip -n "$NS" link set dev eth7 name enp0s7 || bail "cannot rename eth7"
+ktap_check renamed_veth_gets_enp_profile dexpect "^enp0s7: profile enp applied"
+ktap_expect_eq renamed_veth_txqueuelen "$(lk enp0s7 qlen)" 654
+
+# --- 3. 40 veths at once, the daemon stopped while they appear
+dmark
+kill -STOP "$DPID"
+for i in $(seq 1 40); do echo "link add vm$i type veth peer name xq$i netns $PEERS"; done |
+	ip -n "$NS" -batch - || bail "cannot make 40 veths"
+kill -CONT "$DPID"
+end=$((SECONDS + 60)) seen=0
+for i in $(seq 1 40); do
+	left=$((end - SECONDS))
+	dexpect "^vm$i: profile many applied" $((left > 1 ? left : 1)) > /dev/null &&
+		seen=$((seen + 1))
+done
+ktap_expect_eq forty_veths_all_evaluated "$seen" 40
+held=0
+for i in $(seq 1 40); do [ "$(lk "vm$i" qlen)" = 777 ] && held=$((held + 1)); done
+ktap_expect_eq forty_veths_txqueuelen "$held" 40
+
+# --- 7. an admin changes what the daemon set: left alone on stop
+ip -n "$NS" link set dev vd0 mtu 1300 || bail "cannot set vd0's mtu"
+dmark
+daemon_stop
+ktap_expect_eq stop_status $? 0
+ktap_expect_eq admin_mtu_left_alone "$(lk vd0 mtu)" 1300
+ktap_expect_eq untouched_txqueuelen_restored "$(lk vd0 qlen)" 1000
+ktap_check left_alone_logged grep -qE "^vd0: .*mtu: .*left alone" "$LOG"
+
+# --- 5. the first dump interrupted: retried, not an exit
+modprobe dummy numdummies=0 || bail "modprobe dummy"
+for i in $(seq 1 1200); do echo "link add d$i type dummy"; done |
+	ip -n "$NS" -batch - || bail "cannot make 1200 dummy netdevs"
+while :; do echo "link add churn type dummy"; echo "link del churn"; done |
+	ip -n "$NS" -batch - > /dev/null 2>&1 &
+CHURN=$!
+failed_once=0 exited=0
+for try in $(seq 1 10); do
+	dmark
+	daemon_start
+	if dexpect "^resync \(start\): dump failed|^ready: " 120 > /dev/null &&
+	   [[ $DLINE == resync* ]]; then
+		failed_once=1
+		break
+	fi
+	daemon_stop
+done
+ktap_info "start during churn: the dump failed at try $try of 10 (failed: $failed_once)"
+kill "$CHURN"
+wait "$CHURN" 2>/dev/null
+CHURN=
+if [ $failed_once = 1 ]; then
+	ktap_check failed_start_dump_retried dexpect "^ready: " 120
+	ktap_check daemon_alive kill -0 "$DPID"
+	daemon_stop
+else
+	ktap_skip failed_start_dump_retried "no start dump was interrupted in 10 tries"
+	ktap_skip daemon_alive "no start dump was interrupted in 10 tries"
+fi
+ktap_finish
