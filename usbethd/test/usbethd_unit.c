@@ -590,6 +590,76 @@ static void t_bad_files(void)
 #undef F
 }
 
+/*
+ * An administrator's override that cannot be used (a typo in
+ * /etc/usbeth/profiles.d/displaylink.json) keeps the earlier directory's
+ * profile of that name masked, and the warning says so: the vendor
+ * profile the admin meant to replace never applies by accident.
+ */
+static void t_override_broken(void)
+{
+	char vt[] = "/tmp/usbethd-vendor.XXXXXX", at[] = "/tmp/usbethd-admin.XXXXXX";
+	char path[160];
+	const char *dirs[2];
+	struct profset s;
+	struct perr e;
+	size_t skipped = 0;
+
+	CHECK(mkdtemp(vt) != NULL && mkdtemp(at) != NULL);
+	chmod(vt, 0755);
+	chmod(at, 0755);
+	dirs[0] = vt;
+	dirs[1] = at;
+	snprintf(path, sizeof(path), "%s/displaylink.json", vt);
+	write_file(path, "{\"match\": {}, \"settings\": {\"qmult\": 2}}");
+	snprintf(path, sizeof(path), "%s/other.json", vt);
+	write_file(path, "{\"match\": {}, \"settings\": {\"qmult\": 3}}");
+	snprintf(path, sizeof(path), "%s/displaylink.json", at);
+	write_file(path, "{\"match\": {\"vid\": 17e9}}");	/* the typo */
+
+	/* at start: skipped, the vendor's displaylink stays masked */
+	nwarn = 0;
+	CHECK_EQ(profset_load_mode(&s, dirs, 2, PROFSET_SKIP_BAD, count_warn,
+				   NULL, &skipped, &e), 0);
+	CHECK_EQ(skipped, 1);
+	CHECK_EQ(nwarn, 1);
+	CHECK(profset_find(&s, "displaylink") == NULL);
+	CHECK(profset_find(&s, "other") != NULL);
+	CHECK(strstr(lastwarn, "displaylink.json") != NULL);
+	CHECK(strstr(lastwarn, "stays masked") != NULL);
+	profset_free(&s);
+
+	/* an override that is no file at all (a dangling link) masks too,
+	 * also on reload, where odd files are skipped
+	 */
+	unlink(path);
+	CHECK_EQ(symlink("/nonexistent/displaylink.json", path), 0);
+	nwarn = 0;
+	CHECK_EQ(profset_load_mode(&s, dirs, 2, PROFSET_SKIP_ODD, count_warn,
+				   NULL, NULL, &e), 0);
+	CHECK(profset_find(&s, "displaylink") == NULL);
+	CHECK(strstr(lastwarn, "stays masked") != NULL);
+	profset_free(&s);
+
+	/* a good override still replaces it, with no warning */
+	unlink(path);
+	write_file(path, "{\"match\": {}, \"settings\": {\"qmult\": 4}}");
+	nwarn = 0;
+	CHECK_EQ(profset_load_mode(&s, dirs, 2, PROFSET_SKIP_BAD, count_warn,
+				   NULL, NULL, &e), 0);
+	CHECK(profset_find(&s, "displaylink") != NULL);
+	CHECK_EQ(nwarn, 0);
+	profset_free(&s);
+
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/displaylink.json", vt);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/other.json", vt);
+	unlink(path);
+	rmdir(vt);
+	rmdir(at);
+}
+
 /* Records on disk: what is written is read back; anything else is
  * dropped, never half-trusted.
  */
@@ -746,6 +816,7 @@ static const struct unit_test tests[] = {
 	{ "directories_override_mask_error", t_directories },
 	{ "resolve_wanted_values", t_resolve },
 	{ "bad_files_skipped_unopened", t_bad_files },
+	{ "broken_override_keeps_masked", t_override_broken },
 	{ "state_records", t_state },
 	{ "knob_names", t_knob_names },
 	{ "line_col", t_line_col },
