@@ -501,7 +501,8 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 	struct wanted w;
 	struct step st;
 	struct cur c;
-	uint32_t done = 0, newly = 0;
+	uint32_t done = 0, newly = 0, sets, got_has0;
+	uint32_t req0[K_COUNT], got0[K_COUNT];
 	int k, changed = 0;
 	bool fresh;
 
@@ -587,12 +588,44 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 		}
 	}
 
+	/*
+	 * Write ahead: the originals, and the values about to be set, reach
+	 * the runtime directory before the first change, so that a daemon
+	 * killed in the middle (kill -9, the OOM killer, a crash) leaves
+	 * what a restarted one needs to put them back. The driver's answer
+	 * replaces the value asked for once known (got[]).
+	 */
+	sets = st.has & ~st.restore;
+	got_has0 = r->got_has;
+	memcpy(req0, r->req, sizeof(req0));
+	memcpy(got0, r->got, sizeof(got0));
+	for (k = 0; k < K_COUNT; k++)
+		if (sets & BIT(k)) {
+			r->req[k] = st.v[k];
+			r->got[k] = st.v[k];
+			r->got_has |= BIT(k);
+		}
+	if (sets) {
+		snprintf(r->profile, sizeof(r->profile), "%s",
+			 p ? p->name : "");
+		if (rec_persist(e, r)) {
+			ulog(LOG_P_ERR, "%s: left as it is: what it holds "
+			     "could not be recorded first", r->ifname);
+			r->orig_has &= ~newly;
+			r->got_has = got_has0;
+			memcpy(r->req, req0, sizeof(req0));
+			memcpy(r->got, got0, sizeof(got0));
+			st.has &= ~sets;
+			newly = 0;
+		}
+	}
+
 	if (st.has) {
 		uint32_t bqlr = st.restore & (BIT(K_BQL_LIMIT_MIN) |
 					      BIT(K_BQL_LIMIT_MAX) |
 					      BIT(K_BQL_HOLD_TIME));
 
-		if (st.has & ~st.restore)
+		if (sets)
 			test_kill_at("before-first-set");
 
 		done |= do_usbeth(e, r, &st, &c, what_apply, what_restore);
@@ -600,9 +633,18 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 			done |= do_bql_restore(e, r, bqlr, &c, what_restore);
 		done |= do_other(e, r, &st, &c, what_apply, what_restore);
 	}
-	/* forget originals that are back, or of changes that did not happen */
+	/* forget originals that are back, or of changes that did not happen
+	 * (and what was to be set, for those)
+	 */
 	r->orig_has &= ~(done & st.restore);
 	r->orig_has &= ~(newly & ~done);
+	for (k = 0; k < K_COUNT; k++)
+		if ((sets & ~done) & BIT(k)) {
+			r->req[k] = req0[k];
+			r->got[k] = got0[k];
+			r->got_has = (r->got_has & ~BIT(k)) |
+				     (got_has0 & BIT(k));
+		}
 	if (!(r->orig_has & (BIT(K_BQL_LIMIT_MIN) | BIT(K_BQL_LIMIT_MAX) |
 			     BIT(K_BQL_HOLD_TIME)))) {
 		free(r->bql);

@@ -85,7 +85,9 @@ size_t engine_nrecs(const struct engine *e);
  */
 struct rec *rec_for(struct engine *e, const struct usbeth_dev *d,
 		    struct rec *tmp, bool *fresh);
-/* The record on disk follows r (written, or removed without originals). */
-void rec_persist(struct engine *e, struct rec *r);
+/* The record on disk follows r (written, or removed without originals).
+ * 0, or -errno (logged).
+ */
+int rec_persist(struct engine *e, struct rec *r);
 
 #endif /* USBETHD_APPLY_H */

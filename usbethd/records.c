@@ -94,21 +94,22 @@ void engine_prune(struct engine *e, const struct usbeth_dev *devs, size_t n)
 }
 
 /* The record on disk follows the one in memory (see state.h). */
-void rec_persist(struct engine *e, struct rec *r)
+int rec_persist(struct engine *e, struct rec *r)
 {
 	int err;
 
 	if (!e->state_dir || e->dry_run || (!r->orig_has && !r->on_disk))
-		return;
+		return 0;
 	err = state_save(e->state_dir, r);
 	if (err) {
 		ulog(LOG_P_ERR, "%s: cannot record the originals in %s: %s "
 		     "(a restarted daemon will not restore them)", r->ifname,
 		     e->state_dir, strerror(-err));
 		e->errors++;
-		return;
+		return err;
 	}
 	r->on_disk = r->orig_has != 0;
+	return 0;
 }
 
 void engine_rename(struct engine *e, uint32_t ifindex, const char *ifname)
