@@ -415,6 +415,44 @@ static void skip_once(struct engine *e, struct rec *r, const char *pname,
 }
 
 /*
+ * Whether someone else changed k since usbethd set it (an admin's
+ * `usbeth link set`, `ip link set`): the device no longer holds what
+ * usbethd asked for, nor what the driver made of it. A record without
+ * that (written by an older usbethd) is restored as before.
+ */
+static bool not_ours(const struct rec *r, const struct cur *c, int k)
+{
+	if (!(r->got_has & BIT(k)))
+		return false;
+	if (c->mixed & BIT(k))		/* usbethd set every queue alike */
+		return true;
+	return c->v[k] != r->got[k] && c->v[k] != r->req[k];
+}
+
+/* Says that k keeps someone else's value instead of the original. */
+static void left_alone(struct engine *e, const struct rec *r, int k,
+		       const struct cur *c)
+{
+	char now[16], set[16], orig[16];
+
+	if (c->mixed & BIT(k))
+		snprintf(now, sizeof(now), "(per queue)");
+	else
+		fmt_val(k, c->v[k], now, sizeof(now));
+	fmt_val(k, r->got[k], set, sizeof(set));
+	fmt_val(k, r->orig[k], orig, sizeof(orig));
+	if (e->dry_run) {
+		fprintf(e->out, "  %-15s left alone: %s, not the %s usbethd "
+			"set (original %s)\n", knob_table[k].name, now, set,
+			orig);
+		return;
+	}
+	ulog(LOG_P_NOTICE, "%s: restore: %s: left alone: someone changed it "
+	     "to %s since usbethd set %s (original %s not put back)",
+	     r->ifname, knob_table[k].name, now, set, orig);
+}
+
+/*
  * The diff: from what the profile wants (w), what the device has now (c)
  * and the record (r), the step that brings the device there: values to
  * set, and originals to put back for knobs the profile no longer sets.
@@ -470,16 +508,17 @@ static void diff(struct engine *e, struct rec *r, const struct profile *p,
 		} else if (r->orig_has & BIT(k)) {
 			if (!(c->has & BIT(k)))
 				continue;
-			if (is_bql(k)) {
-				st->has |= BIT(k);
-				st->restore |= BIT(k);
-				st->v[k] = r->orig[k];
+			if (!is_bql(k) && (c->v[k] == r->orig[k] ||
+			    ((r->got_has & BIT(k)) && r->req[k] == r->orig[k] &&
+			     r->got[k] == c->v[k]))) {
+				r->orig_has &= ~BIT(k);	/* back already */
 				continue;
 			}
-			if (c->v[k] == r->orig[k] ||
-			    ((r->got_has & BIT(k)) && r->req[k] == r->orig[k] &&
-			     r->got[k] == c->v[k])) {
-				r->orig_has &= ~BIT(k);	/* back already */
+			/* per queue, BQL goes back whenever it may differ */
+			if (not_ours(r, c, k) && !(is_bql(k) &&
+			    !(c->mixed & BIT(k)) && c->v[k] == r->orig[k])) {
+				left_alone(e, r, k, c);
+				r->orig_has &= ~BIT(k);
 				continue;
 			}
 			st->has |= BIT(k);
