@@ -221,9 +221,9 @@ int usbeth_set(struct usbeth *u, const struct usbeth_set *req,
  * GETs whose replies are read later, from a poll loop: for a caller that
  * must not wait (a GET waits for the rtnl lock, which a USB netdev being
  * registered holds for milliseconds, while the NEW notification that
- * follows must not queue behind it). Its own non-blocking socket; at most
- * 32 in flight (beyond, the oldest is forgotten); replies grow the buffer
- * as a handle's do.
+ * follows must not queue behind it). Its own non-blocking socket; as many
+ * in flight as the caller sends (-ENOMEM when no more can be tracked:
+ * the GET is not sent); replies grow the buffer as a handle's do.
  */
 struct usbeth_async;
 

@@ -483,9 +483,13 @@ static void get_async(struct daemon *dm, uint32_t ifindex)
 {
 	int err = usbeth_async_get(dm->gets, dm->u, ifindex);
 
-	if (err)
-		ulog(LOG_P_WARNING, "ifindex %u: usbeth get: %s", ifindex,
-		     strerror(-err));
+	if (err) {
+		/* not lost: a resync evaluates every netdev */
+		ulog(LOG_P_WARNING, "ifindex %u: usbeth get: %s: resync",
+		     ifindex, strerror(-err));
+		if (!dm->retry_at)
+			dm->retry_at = now_us();
+	}
 }
 
 static int get_reply(void *arg, const struct usbeth_dev *d)
