@@ -46,6 +46,7 @@ static size_t ndirs;
 static const char *runtime_dir = "/run/usbethd";
 static bool restore_on_stop = true;
 static int rcvbuf;		/* --rcvbuf: 0 keeps the kernel's default */
+static long test_dump_fail;	/* USBETHD_TEST_DUMP_FAIL: see resync() */
 
 static void usage(FILE *f)
 {
@@ -376,7 +377,61 @@ struct daemon {
 					 * us; 0 none */
 	/* GETs in flight, answered on their own socket (see get_async) */
 	struct usbeth_async *gets;
+	bool ready;			/* the first resync succeeded */
+	/* the name of every netdev of the netns, by ifindex: a rename is
+	 * told from rtnetlink's other RTM_NEWLINKs by it (see link_cb)
+	 */
+	struct name_ent {
+		uint32_t ifindex;
+		char name[IF_NAMESIZE];
+	} *names;
+	size_t nnames, cap_names;
 };
+
+enum { NAME_SAME, NAME_NEW, NAME_RENAMED };
+
+/* Notes ifindex's name: NAME_NEW (not known before), NAME_RENAMED (known
+ * by another name), NAME_SAME; -1 when there is no memory for it.
+ */
+static int name_note(struct daemon *dm, uint32_t ifindex, const char *name)
+{
+	struct name_ent *n;
+	size_t i;
+
+	for (i = 0; i < dm->nnames; i++) {
+		n = &dm->names[i];
+		if (n->ifindex != ifindex)
+			continue;
+		if (!strcmp(n->name, name))
+			return NAME_SAME;
+		snprintf(n->name, sizeof(n->name), "%s", name);
+		return NAME_RENAMED;
+	}
+	if (dm->nnames == dm->cap_names) {
+		size_t cap = dm->cap_names ? dm->cap_names * 2 : 64;
+
+		n = realloc(dm->names, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		dm->names = n;
+		dm->cap_names = cap;
+	}
+	n = &dm->names[dm->nnames++];
+	n->ifindex = ifindex;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	return NAME_NEW;
+}
+
+static void name_forget(struct daemon *dm, uint32_t ifindex)
+{
+	size_t i;
+
+	for (i = 0; i < dm->nnames; i++)
+		if (dm->names[i].ifindex == ifindex) {
+			dm->names[i] = dm->names[--dm->nnames];
+			return;
+		}
+}
 
 /* Whether a profile of s may match a netdev not on USB (role "other"):
  * only then are those looked at when they appear.
@@ -399,6 +454,14 @@ static int resync(struct daemon *dm, const char *why)
 	int err;
 
 	err = usbeth_dump(dm->u, &devs, &n);
+	if (!err && test_dump_fail > 0) {
+		/* USBETHD_TEST_DUMP_FAIL (usbethd(8)): as a dump interrupted
+		 * again and again
+		 */
+		test_dump_fail--;
+		usbeth_devs_free(devs, n);
+		err = -EAGAIN;
+	}
 	if (err) {
 		/* -EAGAIN: interrupted again and again (the library redoes
 		 * an interrupted dump 5 times) by a storm of changes; a
@@ -412,13 +475,24 @@ static int resync(struct daemon *dm, const char *why)
 		dm->retry_at = now_us() + 100000;
 		return err;
 	}
+	if (dm->retry_at)
+		ulog(LOG_P_NOTICE, "resync (%s): the dump succeeded", why);
 	dm->retry_at = 0;
 	engine_prune(&dm->e, devs, n);
-	for (i = 0; i < n; i++)
+	dm->nnames = 0;
+	for (i = 0; i < n; i++) {
+		name_note(dm, devs[i].ifindex, devs[i].ifname);
 		engine_apply(&dm->e, &devs[i]);
+	}
 	usbeth_devs_free(devs, n);
 	ulog(LOG_P_INFO, "resync (%s): %zu netdevs, %zu devices recorded",
 	     why, n, engine_nrecs(&dm->e));
+	if (!dm->ready) {
+		dm->ready = true;
+		ulog(LOG_P_INFO, "ready: %zu profiles, %zu devices recorded",
+		     dm->set.n, engine_nrecs(&dm->e));
+		sd_notify_msg("READY=1\nSTATUS=applying profiles");
+	}
 	return 0;
 }
 
@@ -568,6 +642,51 @@ static bool renamed(struct daemon *dm, const struct nlmsghdr *nlh,
 	return false;
 }
 
+/* The IFLA_IFNAME of a link message, or NULL. */
+static const char *link_name(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
+		const char *name;
+
+		if (mnl_attr_get_type(a) != IFLA_IFNAME ||
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+			continue;
+		name = mnl_attr_get_str(a);
+		return name[0] && strlen(name) < IF_NAMESIZE ? name : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * A netdev without a record renamed (udev's eth0 -> enp0s3): a role
+ * "other" profile may match the new name ("ifname" globs), so it is
+ * evaluated again. A USB one too: its NEW named it before the rename.
+ * The names are known from the last dump and rtnetlink since.
+ */
+static void other_renamed(struct daemon *dm, const struct nlmsghdr *nlh,
+			  const struct ifinfomsg *ifi, const struct rec *r)
+{
+	const char *name = link_name(nlh);
+	int how;
+
+	if (!name)
+		return;
+	how = name_note(dm, (uint32_t)ifi->ifi_index, name);
+	if (how < 0) {
+		ulog(LOG_P_WARNING, "%s: out of memory: resync", name);
+		if (!dm->retry_at)
+			dm->retry_at = now_us();
+		return;
+	}
+	if (how == NAME_RENAMED && !r && ifi->ifi_change != ~0U) {
+		ulog(LOG_P_DEBUG, "%s: renamed (ifindex %u, no record): "
+		     "evaluating it", name, ifi->ifi_index);
+		get_async(dm, (uint32_t)ifi->ifi_index);
+	}
+}
+
 /*
  * A gadget netdev outlives its UDC binding: no NEW comes when the cable
  * goes in again, yet the speed it will run at is known only while bound.
@@ -588,9 +707,12 @@ static int link_cb(const struct nlmsghdr *nlh, void *arg)
 	ifi = mnl_nlmsg_get_payload(nlh);
 	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
 	other_link(dm, nlh, ifi, r);
-	if (nlh->nlmsg_type != RTM_NEWLINK)
+	if (nlh->nlmsg_type != RTM_NEWLINK) {
+		name_forget(dm, (uint32_t)ifi->ifi_index);
 		return MNL_CB_OK;
+	}
 	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
+	other_renamed(dm, nlh, ifi, r);
 	if (r && renamed(dm, nlh, r))
 		return MNL_CB_OK;
 	if (!r || r->role != USBETH_ROLE_USB_GADGET)
@@ -753,11 +875,10 @@ static int run_daemon(void)
 	if (links_open(&dm) || gets_open(&dm))
 		goto out;
 	dm.other = set_wants_other(&dm.set);
-	if (resync(&dm, "start"))
-		goto out;
-	ulog(LOG_P_INFO, "ready: %zu profiles, %zu devices recorded",
-	     dm.set.n, engine_nrecs(&dm.e));
-	sd_notify_msg("READY=1\nSTATUS=applying profiles");
+	/* ready (sd_notify) once a dump succeeded: a failed one is retried
+	 * every 100 ms, as any resync is
+	 */
+	resync(&dm, "start");
 
 	for (;;) {
 		struct pollfd pfd[4] = {
@@ -843,6 +964,7 @@ out:
 	if (dm.links)
 		mnl_socket_close(dm.links);
 	usbeth_async_close(dm.gets);
+	free(dm.names);
 	if (dm.u)
 		usbeth_close(dm.u);
 	profset_free(&dm.set);
@@ -954,6 +1076,9 @@ int main(int argc, char **argv)
 		dirs[ndirs++] = "/usr/share/usbeth/profiles.d";
 		dirs[ndirs++] = "/etc/usbeth/profiles.d";
 	}
+	if (getenv("USBETHD_TEST_DUMP_FAIL"))
+		test_dump_fail = strtol(getenv("USBETHD_TEST_DUMP_FAIL"),
+					NULL, 10);
 	if (check)
 		return cmd_check();
 	if (explain)
