@@ -747,6 +747,40 @@ int usbeth_monitor_fd(const struct usbeth_mon *m)
 	return m->u->s.fd;
 }
 
+int usbeth_monitor_refresh(struct usbeth_mon *m)
+{
+	struct usbeth_family old = m->u->fam;
+	struct usbeth *u;
+	unsigned int grp;
+	int ret = usbeth_open(&u);	/* resolves the family as it is now */
+
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (!ret && !u->fam.mcgrp) {
+		usbeth_close(u);
+		ret = -EPROTO;
+	}
+	if (old.mcgrp && (ret || old.mcgrp != u->fam.mcgrp)) {
+		grp = old.mcgrp;
+		mnl_socket_setsockopt(m->u->s.nl, NETLINK_DROP_MEMBERSHIP,
+				      &grp, sizeof(grp));
+	}
+	memset(&m->u->fam, 0, sizeof(m->u->fam));
+	if (ret)
+		return ret;	/* -ENOENT: its NEWFAMILY will be followed */
+	grp = u->fam.mcgrp;
+	/* joining a group it is in already changes nothing */
+	if (mnl_socket_setsockopt(m->u->s.nl, NETLINK_ADD_MEMBERSHIP, &grp,
+				  sizeof(grp)) < 0) {
+		ret = -errno;
+		usbeth_close(u);
+		return ret;
+	}
+	m->u->fam = u->fam;
+	usbeth_close(u);
+	return 0;
+}
+
 /*
  * An nlctrl notification. About usbeth: DELFAMILY (the module unloaded)
  * forgets the family, NEWFAMILY (loaded again) takes its new id and joins

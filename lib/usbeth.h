@@ -276,6 +276,15 @@ typedef int (*usbeth_monitor_cb)(void *arg, int cmd,
  */
 int usbeth_monitor_read(struct usbeth_mon *m, usbeth_monitor_cb cb,
 			void *arg);
+/* After -ENOBUFS: the overrun may have dropped nlctrl's DELFAMILY or
+ * NEWFAMILY (a module reload meanwhile), so the family the monitor follows
+ * may be stale. Resolves it again and joins its "monitor" group (leaving a
+ * stale one). 0: followed (if its id changed, every handle of
+ * usbeth_open() must be opened again, as after -ERESTART); -ENOENT: the
+ * module is not loaded (its NEWFAMILY will be followed: -ERESTART); or
+ * another -errno. Call it before the resync.
+ */
+int usbeth_monitor_refresh(struct usbeth_mon *m);
 
 /* ------------------------------------------------------------- names --- */
 

@@ -378,6 +378,8 @@ struct daemon {
 	/* GETs in flight, answered on their own socket (see get_async) */
 	struct usbeth_async *gets;
 	bool ready;			/* the first resync succeeded */
+	bool reopen;			/* retry_at retries family_back */
+	bool reopen_said;		/* its failure was logged */
 	/* the name of every netdev of the netns, by ifindex: a rename is
 	 * told from rtnetlink's other RTM_NEWLINKs by it (see link_cb)
 	 */
@@ -445,6 +447,8 @@ static bool set_wants_other(const struct profset *s)
 			return true;
 	return false;
 }
+
+static void overrun(struct daemon *dm, const char *why);
 
 /* Every device of the netns, (re)applied; records of vanished ones go. */
 static int resync(struct daemon *dm, const char *why)
@@ -590,7 +594,7 @@ static void gets_read(struct daemon *dm)
 	if (err == -ENOBUFS) {
 		ulog(LOG_P_WARNING, "usbeth get replies lost (ENOBUFS): "
 		     "resync");
-		resync(dm, "get overrun");
+		overrun(dm, "get overrun");
 	} else if (err && err != -EINTR) {
 		ulog(LOG_P_WARNING, "usbeth get replies: %s", strerror(-err));
 	}
@@ -772,7 +776,7 @@ static void links_read(struct daemon *dm)
 			if (errno == ENOBUFS) {
 				ulog(LOG_P_WARNING, "link events lost "
 				     "(ENOBUFS): resync");
-				resync(dm, "link overrun");
+				overrun(dm, "link overrun");
 				continue;
 			}
 			return;	/* EAGAIN: drained */
@@ -783,21 +787,60 @@ static void links_read(struct daemon *dm)
 
 /*
  * The module was loaded again (the monitor saw nlctrl's NEWFAMILY and
- * joined the new group): the request handle has the old family id, and
- * the devices were not announced meanwhile. Records stay (by ifindex): a
- * device that went meanwhile is pruned by the resync.
+ * joined the new group), or an overrun may have hidden that: the request
+ * handle may have the old family id, and the devices were not announced
+ * meanwhile. Records stay (by ifindex): a device that went meanwhile is
+ * pruned by the resync. A handle that cannot be opened is tried again
+ * every 100 ms (said once).
  */
-static int family_back(struct daemon *dm)
+static int family_back(struct daemon *dm, const char *why)
 {
 	struct usbeth *u;
+	int err = usbeth_open(&u);
 
-	if (open_usbeth(&u))
+	if (err) {
+		if (!dm->reopen_said)
+			ulog(LOG_P_ERR, "cannot open the usbeth family again: "
+			     "%s: retrying every 100 ms", strerror(-err));
+		dm->reopen_said = true;
+		dm->reopen = true;
+		dm->retry_at = now_us() + 100000;
 		return -1;
+	}
+	if (dm->reopen_said)
+		ulog(LOG_P_NOTICE, "the usbeth family is open again");
+	dm->reopen = dm->reopen_said = false;
+	dm->retry_at = 0;
 	usbeth_close(dm->u);
 	dm->u = u;
 	dm->e.u = u;
-	resync(dm, "module loaded");
+	resync(dm, why);
 	return 0;
+}
+
+/*
+ * Notifications were lost (ENOBUFS). Among them may be nlctrl's DELFAMILY
+ * and NEWFAMILY of a module reload, which would leave the monitor in a
+ * group that is gone and the handle with a stale family id, deaf for
+ * good: so the family is resolved again and its group joined (the monitor
+ * first: nothing falls between it and the dump), the handle opened again,
+ * then the resync.
+ */
+static void overrun(struct daemon *dm, const char *why)
+{
+	int err = usbeth_monitor_refresh(dm->m);
+
+	if (err == -ENOENT) {
+		ulog(LOG_P_WARNING, "%s: the usbeth module is not loaded: "
+		     "waiting for it to come back", why);
+		dm->retry_at = 0;
+		dm->reopen = false;
+		return;
+	}
+	if (err)
+		ulog(LOG_P_ERR, "%s: cannot resolve the usbeth family again: "
+		     "%s", why, strerror(-err));
+	family_back(dm, why);
 }
 
 static int reload(struct daemon *dm)
@@ -895,7 +938,10 @@ static int run_daemon(void)
 			uint64_t t = now_us();
 
 			if (t >= dm.retry_at) {
-				resync(&dm, "retry");
+				if (dm.reopen)
+					family_back(&dm, "retry");
+				else
+					resync(&dm, "retry");
 				continue;
 			}
 			timeout = (int)((dm.retry_at - t + 999) / 1000);
@@ -913,16 +959,16 @@ static int run_daemon(void)
 			if (err == -ENOBUFS) {
 				ulog(LOG_P_WARNING, "notifications lost "
 				     "(ENOBUFS): resync");
-				resync(&dm, "overrun");
+				overrun(&dm, "overrun");
 			} else if (err == -ENOLINK) {
 				ulog(LOG_P_WARNING, "the usbeth module was "
 				     "unloaded: waiting for it to come back");
 				dm.retry_at = 0;
+				dm.reopen = false;
 			} else if (err == -ERESTART) {
 				ulog(LOG_P_NOTICE, "the usbeth module is back: "
 				     "resync");
-				family_back(&dm);	/* failed: logged; the
-							 * next NEWFAMILY retries */
+				family_back(&dm, "module loaded");
 			} else if (err == -EBADMSG) {
 				ulog(LOG_P_WARNING, "a malformed notification "
 				     "was skipped: resync");
