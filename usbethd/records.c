@@ -133,7 +133,7 @@ int engine_load_state(struct engine *e)
 	struct rec *list = NULL, *r, *next;
 	int n;
 
-	n = state_load_all(e->state_dir, &list, load_warn);
+	n = state_load_all(e->state_dir, &list, load_warn, !e->dry_run);
 	if (n < 0) {
 		ulog(LOG_P_ERR, "%s: cannot read the records: %s",
 		     e->state_dir, strerror(-n));
