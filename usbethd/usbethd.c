@@ -231,6 +231,16 @@ static int cmd_explain(const char *dev)
 	printf("diff (what --apply would change now):\n");
 	engine_init(&e, u, &s);
 	e.dry_run = true;
+	/* with the records --apply would use: what a profile no longer
+	 * wants goes back to its recorded original. Read only: nothing is
+	 * removed, and no lock is taken (a snapshot)
+	 */
+	e.state_dir = runtime_dir;
+	if (engine_load_state(&e) < 0)
+		printf("  (the records in %s could not be read: the diff "
+		       "leaves out what they would restore)\n", runtime_dir);
+	else if (engine_find(&e, d.ifindex))
+		printf("  (with its record in %s)\n", runtime_dir);
 	engine_apply(&e, &d);
 	engine_fini(&e);
 	usbeth_dev_free(&d);
