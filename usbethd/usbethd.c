@@ -398,6 +398,8 @@ struct daemon {
 		char name[IF_NAMESIZE];
 	} *names;
 	size_t nnames, cap_names;
+	char *lbuf;			/* link events (links_read) */
+	size_t lbuf_len;
 };
 
 enum { NAME_SAME, NAME_NEW, NAME_RENAMED };
@@ -773,13 +775,36 @@ static int links_open(struct daemon *dm)
 	return set_rcvbuf(mnl_socket_get_fd(dm->links), "rtnetlink");
 }
 
+/*
+ * Reads every link event queued. A datagram is as large as the kernel
+ * made it (a netdev with many altnames or VFs makes RTM_NEWLINKs of
+ * several pages): its size is peeked first and the buffer grows to it,
+ * so none is truncated and taken for the end of the queue. Only the
+ * kernel's are read (another process may send to our port).
+ */
 static void links_read(struct daemon *dm)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	int fd = mnl_socket_get_fd(dm->links);
 
 	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(dm->links, buf, sizeof(buf));
+		struct sockaddr_nl sa;
+		socklen_t salen = sizeof(sa);
+		ssize_t n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC |
+				 MSG_DONTWAIT);
 
+		if (n >= 0 && (size_t)n > dm->lbuf_len) {
+			size_t len = ((size_t)n + 4095) & ~(size_t)4095;
+			char *b = realloc(dm->lbuf, len);
+
+			if (b) {
+				dm->lbuf = b;
+				dm->lbuf_len = len;
+			}
+		}
+		if (n >= 0)
+			n = recvfrom(fd, dm->lbuf, dm->lbuf_len,
+				     MSG_DONTWAIT | MSG_TRUNC,
+				     (struct sockaddr *)&sa, &salen);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -791,7 +816,16 @@ static void links_read(struct daemon *dm)
 			}
 			return;	/* EAGAIN: drained */
 		}
-		mnl_cb_run(buf, (size_t)n, 0, 0, link_cb, dm);
+		if ((size_t)n > dm->lbuf_len) {	/* no memory to grow */
+			ulog(LOG_P_WARNING, "a link event of %zd bytes could "
+			     "not be read whole: resync", n);
+			overrun(dm, "link event too large");
+			continue;
+		}
+		if (salen != sizeof(sa) || sa.nl_family != AF_NETLINK ||
+		    sa.nl_pid != 0)
+			continue;	/* not the kernel's */
+		mnl_cb_run(dm->lbuf, (size_t)n, 0, 0, link_cb, dm);
 	}
 }
 
@@ -1021,6 +1055,7 @@ out:
 		mnl_socket_close(dm.links);
 	usbeth_async_close(dm.gets);
 	free(dm.names);
+	free(dm.lbuf);
 	if (dm.u)
 		usbeth_close(dm.u);
 	profset_free(&dm.set);
