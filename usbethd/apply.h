@@ -48,6 +48,8 @@ struct engine {
 	bool dry_run;			/* --explain: print the diff only */
 	bool stopping;			/* restoring on stop */
 	const char *state_dir;		/* records on disk (state.h), or NULL */
+	int lock_fd;			/* state.lock, taken for each write;
+					 * -1: held already (--apply) */
 	FILE *out;			/* where dry_run prints */
 	struct nlc nl;			/* rtnetlink, ethtool netlink */
 	unsigned long errors;		/* failures logged at LOG_P_ERR */

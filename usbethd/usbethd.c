@@ -911,6 +911,20 @@ static int run_daemon(void)
 	sigset_t mask;
 	int sfd = -1, lockfd = -1, statefd = -1, rc = 1, err, loaded;
 
+	/* signals blocked before anything else: a SIGHUP or SIGTERM that
+	 * comes while the daemon waits for state.lock or loads its profiles
+	 * is handled once it runs, never its death
+	 */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		ulog(LOG_P_ERR, "signalfd: %s", strerror(errno));
+		return 1;
+	}
 	/* the locks first, then the profiles: see state.h */
 	lockfd = lock_open("daemon.lock");
 	if (lockfd < 0)
@@ -929,22 +943,15 @@ static int run_daemon(void)
 	dm.e.keep_records = true;
 	dm.e.state_dir = runtime_dir;
 	loaded = engine_load_state(&dm.e);
-	/* from here on, --apply sees daemon.lock held and stays away */
-	close(statefd);
-	statefd = -1;
+	/* from here on, --apply sees daemon.lock held and stays away;
+	 * --apply --force does not, and the records are written by both:
+	 * the daemon takes state.lock again for each write (records.c)
+	 */
+	flock(statefd, LOCK_UN);
+	dm.e.lock_fd = statefd;
 	if (loaded > 0)
 		ulog(LOG_P_INFO, "%d records of originals found in %s", loaded,
 		     runtime_dir);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		ulog(LOG_P_ERR, "signalfd: %s", strerror(errno));
-		goto out;
-	}
 	if (open_usbeth(&dm.u)) {
 		rc = 2;
 		goto out;
