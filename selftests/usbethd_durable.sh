@@ -14,7 +14,12 @@
 #   - 40 veths appearing while the daemon is stopped (SIGSTOP): each one
 #     evaluated, none lost to a fixed number of GETs in flight;
 #   - a dump that fails at start is retried, as usbethd(8) promises,
-#     instead of exiting.
+#     instead of exiting;
+#   - --explain reads the records; a rename in an RTM_NEWLINK over 4 KiB is
+#     seen; records are written under state.lock (the daemon waits for
+#     another holder before its first change); a SIGHUP before the
+#     profiles load is a reload; with its log's reader gone (SIGPIPE) the
+#     daemon still stops and restores.
 # The values are read back from the kernel (ip link); every wait is on a
 # line the daemon logs, or on its exit.
 source "$(dirname "$0")/lib.sh"
@@ -23,11 +28,12 @@ D=$USBETHD
 W=/tmp/usbethd-durable
 BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
 NS=usbethd-dur PEERS=usbethd-dur-peers
-DPID= DFD=
+DPID= DFD= LPID=
 
 need_usbeth_prog USBETHD
 cleanup() {
 	local rc=$?
+	[ -n "$LPID" ] && kill "$LPID" 2>/dev/null
 	[ -n "$DPID" ] && kill -CONT "$DPID" 2>/dev/null && kill "$DPID" 2>/dev/null
 	wait 2>/dev/null
 	if [ $rc -ne 0 ] || [ "$__ktap_fail" -gt 0 ]; then
@@ -57,7 +63,7 @@ profile many vm\* '{ "txqueuelen": 777 }'
 lk() { ip -n "$NS" -o link show dev "$1" | grep -o "$2 [0-9]*" | cut -d' ' -f2; }
 ifindex() { ip -n "$NS" -o link show dev "$1" | cut -d: -f1; }
 
-ktap_plan 25
+ktap_plan 36
 
 ip -n "$NS" link add vd0 type veth peer name xp0 netns "$PEERS" || bail "cannot make veth vd0"
 vd0=$(ifindex vd0)
@@ -69,6 +75,11 @@ daemon_stop
 ktap_expect_eq killed_after_first_set_status $? 137
 ktap_expect_eq killed_after_first_set_mtu_changed "$(lk vd0 mtu)" 1400
 ktap_check killed_after_first_set_record_on_disk grep -qx "orig mtu 1500" "$RUN/dev-$vd0"
+# 8. --explain reads the records: with the admin's profiles gone, --apply
+# would put the recorded original back, and --explain says so
+out=$(ip netns exec "$NS" "$D" --explain vd0 -d "$BUILTIN" --runtime-dir "$RUN" 2>&1)
+printf '%s\n' "$out" | sed 's/^/#   /'
+ktap_check explain_shows_restore_from_record grep -qE "^ +mtu +1400 -> 1500 \(restore\)$" <<< "$out"
 dmark
 daemon_start
 ktap_check restart_applies_rest dexpect "^vd0: profile vd applied"
@@ -144,4 +155,74 @@ ktap_check ready_after_retry dexpect "^ready: "
 ktap_expect_eq applied_after_retry "$(lk vd2 mtu)" 1400
 daemon_stop
 ktap_expect_eq stop_after_retry_status $? 0
+
+# --- 8. a rename in an RTM_NEWLINK larger than 4 KiB (40 altnames of 100
+# bytes): read whole, not taken for the end of the queue
+dmark
+daemon_start
+dexpect "^ready: " > /dev/null || bail "the daemon did not start"
+ip -n "$NS" link add eth8 type veth peer name xp8 netns "$PEERS" || bail "cannot make veth eth8"
+for i in $(seq 10 49); do
+	echo "link property add dev eth8 altname a${i}$(printf 'x%.0s' $(seq 1 96))"
+done | ip -n "$NS" -batch - || bail "cannot give eth8 its altnames"
+ip -n "$NS" link set dev eth8 name enp0s8 || bail "cannot rename eth8"
+ktap_check big_newlink_rename_evaluated dexpect "^enp0s8: profile enp applied"
+
+# --- 8. records written under state.lock, as --apply writes them: with the
+# lock held by another, the daemon waits before its first change
+lockwait() { # lockwait PID: PID is blocked in flock(), as /proc/locks shows
+	local locks end=$((SECONDS + 20))
+	# (no event says so: /proc/locks is read, by the shell itself, until
+	# it does)
+	while [ $SECONDS -lt $end ]; do
+		mapfile -t locks < /proc/locks
+		[[ "${locks[*]}" =~ [0-9]+:\ -\>\ FLOCK\ +ADVISORY\ +WRITE\ +$1\  ]] && return 0
+	done
+	return 1
+}
+mkfifo "$W/lockctl" "$W/lockout"
+exec {LCTL}<> "$W/lockctl" {LOUT}<> "$W/lockout"
+lock_take() { # another process holds state.lock until lock_drop
+	local l
+	flock "$RUN/state.lock" sh -c 'echo held; read -r x' < "$W/lockctl" > "$W/lockout" &
+	LPID=$!
+	read -r -t 30 -u "$LOUT" l && [ "$l" = held ] || bail "cannot take state.lock"
+}
+lock_drop() { echo go >&"$LCTL"; wait "$LPID"; }
+lock_take
+ip -n "$NS" link add vd7 type veth peer name xp7b netns "$PEERS" || bail "cannot make veth vd7"
+ktap_check daemon_waits_for_state_lock lockwait "$DPID"
+ktap_expect_eq nothing_changed_under_foreign_lock "$(lk vd7 mtu)" 1500
+lock_drop
+ktap_check applied_after_lock_released dexpect "^vd7: profile vd applied \(2 changed\)"
+daemon_stop
+
+# --- 8. signals blocked from the start: a SIGHUP while the daemon waits
+# for state.lock (before its profiles load) is a reload once it runs, not
+# its death
+dmark
+lock_take
+daemon_start
+ktap_check start_waits_for_state_lock lockwait "$DPID"
+kill -HUP "$DPID"
+lock_drop
+ktap_check early_sighup_survived dexpect "^ready: "
+ktap_check early_sighup_is_a_reload dexpect "^reloading profiles"
+daemon_stop
+ktap_expect_eq early_sighup_stop_status $? 0
+
+# --- 8. SIGPIPE ignored: its log's reader gone, the daemon still stops
+# cleanly (and restores) instead of dying of SIGPIPE on its next line
+mkfifo "$W/errpipe"
+exec {EFD}<> "$W/errpipe"
+# (the daemon must not inherit the test's read end: {EFD}<&-)
+ip netns exec "$NS" "$D" -d "$BUILTIN" -d "$ADMIN" --runtime-dir "$RUN" 2> "$W/errpipe" {EFD}<&- &
+DPID=$!
+while read -r -t 30 -u "$EFD" line; do [[ $line == ready:* ]] && break; done
+exec {EFD}<&-
+kill -TERM "$DPID"
+wait "$DPID"
+ktap_expect_eq no_reader_stop_status $? 0
+DPID=
+ktap_expect_eq no_reader_stop_restored "$(lk vd7 mtu)" 1500
 ktap_finish

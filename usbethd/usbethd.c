@@ -1174,6 +1174,11 @@ int main(int argc, char **argv)
 		dirs[ndirs++] = "/usr/share/usbeth/profiles.d";
 		dirs[ndirs++] = "/etc/usbeth/profiles.d";
 	}
+	/* a log reader gone (stderr a pipe, outside systemd): EPIPE, never
+	 * a death that leaves every device changed and unrecorded restores
+	 * undone
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	if (getenv("USBETHD_TEST_DUMP_FAIL"))
 		test_dump_fail = strtol(getenv("USBETHD_TEST_DUMP_FAIL"),
 					NULL, 10);
