@@ -1037,7 +1037,15 @@ static int run_daemon(void)
 			gets_read(&dm);
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGHUP) {
-				sd_notify_msg("RELOADING=1");
+				char msg[64];
+
+				/* MONOTONIC_USEC: what Type=notify-reload
+				 * wants to tell this reload from an older one
+				 */
+				snprintf(msg, sizeof(msg), "RELOADING=1\n"
+					 "MONOTONIC_USEC=%llu",
+					 (unsigned long long)now_us());
+				sd_notify_msg(msg);
 				reload(&dm);
 				sd_notify_msg("READY=1");
 				continue;
