@@ -265,10 +265,24 @@ static int do_monitor(struct ctx *x, const struct cli_cmd *c)
 		}
 		err = usbeth_monitor_read(m, mon_cb, x);
 		if (err == -ENOBUFS) {
-			/* events were lost: say so, and list again if asked */
+			/* events were lost: say so, and list again if asked.
+			 * A module reload may be among them: the family is
+			 * resolved again and its group joined first, and the
+			 * listing's handle opened anew
+			 */
 			cli_print_event(&x->out, "overrun", NULL, x->flags);
-			if (c->list)
+			err = usbeth_monitor_refresh(m);
+			usbeth_close(x->u);
+			x->u = NULL;
+			if (err == -ENOENT) {
+				cli_print_event(&x->out, "unloaded", NULL,
+						x->flags);
+			} else if (err) {
+				say(x, "monitor: %s", strerror(-err));
+				rc = CLI_EXIT_REFUSED;
+			} else if (c->list) {
 				rc = list_existing(x);
+			}
 		} else if (err == -ENOLINK) {
 			/* rmmod usbeth: silent until it is back */
 			cli_print_event(&x->out, "unloaded", NULL, x->flags);

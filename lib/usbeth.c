@@ -570,13 +570,14 @@ static int drain(struct usbeth_nl *s,
 
 /* ----------------------------------------------------- async GETs ---- */
 
-#define ASYNC_MAX	32	/* GETs in flight; beyond, the oldest is
-				 * forgotten (its reply then ignored) */
-
+/* GETs in flight: the list grows with them (a burst of netdevs appearing
+ * at once is evaluated whole); a reply the socket could not hold ends in
+ * -ENOBUFS from usbeth_async_read(), never in a GET silently forgotten.
+ */
 struct usbeth_async {
 	struct usbeth_nl s;		/* first: see nl_new() */
-	size_t npend;
-	uint32_t pend[ASYNC_MAX];	/* their sequence numbers */
+	size_t npend, cap;
+	uint32_t *pend;			/* their sequence numbers */
 };
 
 int usbeth_async_open(struct usbeth_async **out)
@@ -586,6 +587,8 @@ int usbeth_async_open(struct usbeth_async **out)
 
 void usbeth_async_close(struct usbeth_async *a)
 {
+	if (a)
+		free(a->pend);
 	nl_free(a);
 }
 
@@ -608,10 +611,14 @@ int usbeth_async_get(struct usbeth_async *a, const struct usbeth *u,
 		return len;
 	if (!u->fam.id)
 		return -ENOENT;
-	if (a->npend == ASYNC_MAX) {
-		memmove(a->pend, a->pend + 1,
-			(ASYNC_MAX - 1) * sizeof(a->pend[0]));
-		a->npend--;
+	if (a->npend == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 32;
+		uint32_t *p = realloc(a->pend, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		a->pend = p;
+		a->cap = cap;
 	}
 	if (++a->s.seq == 0)
 		a->s.seq = 1;
@@ -738,6 +745,40 @@ void usbeth_monitor_close(struct usbeth_mon *m)
 int usbeth_monitor_fd(const struct usbeth_mon *m)
 {
 	return m->u->s.fd;
+}
+
+int usbeth_monitor_refresh(struct usbeth_mon *m)
+{
+	struct usbeth_family old = m->u->fam;
+	struct usbeth *u;
+	unsigned int grp;
+	int ret = usbeth_open(&u);	/* resolves the family as it is now */
+
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (!ret && !u->fam.mcgrp) {
+		usbeth_close(u);
+		ret = -EPROTO;
+	}
+	if (old.mcgrp && (ret || old.mcgrp != u->fam.mcgrp)) {
+		grp = old.mcgrp;
+		mnl_socket_setsockopt(m->u->s.nl, NETLINK_DROP_MEMBERSHIP,
+				      &grp, sizeof(grp));
+	}
+	memset(&m->u->fam, 0, sizeof(m->u->fam));
+	if (ret)
+		return ret;	/* -ENOENT: its NEWFAMILY will be followed */
+	grp = u->fam.mcgrp;
+	/* joining a group it is in already changes nothing */
+	if (mnl_socket_setsockopt(m->u->s.nl, NETLINK_ADD_MEMBERSHIP, &grp,
+				  sizeof(grp)) < 0) {
+		ret = -errno;
+		usbeth_close(u);
+		return ret;
+	}
+	m->u->fam = u->fam;
+	usbeth_close(u);
+	return 0;
 }
 
 /*

@@ -221,9 +221,9 @@ int usbeth_set(struct usbeth *u, const struct usbeth_set *req,
  * GETs whose replies are read later, from a poll loop: for a caller that
  * must not wait (a GET waits for the rtnl lock, which a USB netdev being
  * registered holds for milliseconds, while the NEW notification that
- * follows must not queue behind it). Its own non-blocking socket; at most
- * 32 in flight (beyond, the oldest is forgotten); replies grow the buffer
- * as a handle's do.
+ * follows must not queue behind it). Its own non-blocking socket; as many
+ * in flight as the caller sends (-ENOMEM when no more can be tracked:
+ * the GET is not sent); replies grow the buffer as a handle's do.
  */
 struct usbeth_async;
 
@@ -276,6 +276,15 @@ typedef int (*usbeth_monitor_cb)(void *arg, int cmd,
  */
 int usbeth_monitor_read(struct usbeth_mon *m, usbeth_monitor_cb cb,
 			void *arg);
+/* After -ENOBUFS: the overrun may have dropped nlctrl's DELFAMILY or
+ * NEWFAMILY (a module reload meanwhile), so the family the monitor follows
+ * may be stale. Resolves it again and joins its "monitor" group (leaving a
+ * stale one). 0: followed (if its id changed, every handle of
+ * usbeth_open() must be opened again, as after -ERESTART); -ENOENT: the
+ * module is not loaded (its NEWFAMILY will be followed: -ERESTART); or
+ * another -errno. Call it before the resync.
+ */
+int usbeth_monitor_refresh(struct usbeth_mon *m);
 
 /* ------------------------------------------------------------- names --- */
 

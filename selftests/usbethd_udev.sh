@@ -15,7 +15,8 @@
 #     originals; the daemon starts, finds the record, and its stop restores.
 #  3. kill -9: the restarted daemon restores what the killed one changed.
 #  4. module reload under the daemon and `usbeth monitor`: both follow, and
-#     a plug after the reload still gets its profile.
+#     a plug after the reload still gets its profile; again with both
+#     stopped behind a CHANGE flood, the reload hidden by the overrun.
 #  5. untrusted files: a FIFO, a broken profile, a bad name, a world-
 #     writable file are skipped at start (the rest applies; --check fails);
 #     a profile key with a newline and "<0>" cannot forge a journal line;
@@ -87,7 +88,7 @@ profile_by_name() {
 EOF
 }
 
-ktap_plan 36
+ktap_plan 41
 
 # --- udevd, as on a Debian system: its rules and .link files, and ours
 # (the installed rule, or the tree's, with RUN pointed at $D and the
@@ -208,6 +209,38 @@ kill "$MPID"
 MPID=
 daemon_stop
 ktap_expect_eq reload_then_stop_restores "$(timer "$ENX")" 400
+
+# --- 4b. a module reload hidden by an overrun: the daemon (--rcvbuf 1)
+# and the CLI monitor, both stopped, miss nlctrl's DELFAMILY and NEWFAMILY
+# behind a flood of CHANGEs; each must resolve the family again and join
+# its new group after the overrun, or stay deaf to the plug that follows
+dmark
+daemon_start --rcvbuf 1
+dexpect "^ready: " > /dev/null || bail "the daemon did not start"
+: > "$W/monitor.log"
+exec {MFD}< <(exec "$CLI" monitor list 2>&1)
+MPID=$!
+mon "^\[existing\] [0-9]+: lo:" || bail "usbeth monitor did not list"
+kill -STOP "$DPID" "$MPID"
+for i in $(seq 1 300); do echo "link set dev $ENX tx-timer-usecs $((200 + i % 2))"; done > "$W/flood"
+"$CLI" -b "$W/flood" > /dev/null || bail "the CHANGE flood failed"
+unplug
+unplugged "$ENX" || bail "the host side did not go"
+rmmod usbeth || bail "cannot unload usbeth under the stopped daemon"
+usbeth_load || bail "cannot load the usbeth module back"
+kill -CONT "$DPID" "$MPID"
+ktap_check hidden_reload_resync dexpect "^resync \(overrun\): [0-9]+ netdevs"
+ktap_check hidden_reload_monitor_overrun mon "^\[overrun\]"
+dmark
+plug
+plugged "$ENX" || bail "no $ENX after the reload"
+ktap_check plug_after_hidden_reload_gets_profile \
+	dexpect "^$ENX: profile enx-modem applied \(1 changed\)$"
+ktap_check monitor_hears_plug_after_hidden_reload mon "^\[new\] [0-9]+: [^:]+: driver cdc_ncm "
+kill "$MPID"
+MPID=
+daemon_stop
+ktap_expect_eq hidden_reload_then_stop_restores "$(timer "$ENX")" 400
 
 # --- 5. untrusted files
 mkfifo "$ADMIN/fifo.json"

@@ -5,14 +5,38 @@
  * restoring. The records it keeps are records.c's. See apply.h.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apply.h"
 #include "netlink.h"
 
 #define BIT(k) (1U << (k))
+
+/*
+ * The crash test's hook (usbethd(8), ENVIRONMENT): with
+ * USBETHD_TEST_KILL_AT=before-first-set or after-first-set the process
+ * kills itself with SIGKILL at that point of its first apply that changes
+ * something, as an OOM kill or a crash would: what is on disk then is all
+ * a restarted daemon has.
+ */
+static void test_kill_at(const char *point)
+{
+	static const char *at;
+	static bool looked;
+
+	if (!looked) {
+		at = getenv("USBETHD_TEST_KILL_AT");
+		looked = true;
+	}
+	if (at && !strcmp(at, point)) {
+		ulog(LOG_P_WARNING, "USBETHD_TEST_KILL_AT=%s: killed", point);
+		kill(getpid(), SIGKILL);
+	}
+}
 
 /* usbeth_set(), timed. */
 static int timed_set(struct engine *e, const struct usbeth_set *s,
@@ -185,6 +209,7 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 		return 0;
 	err = timed_set(e, &s, &echo);
 	if (!err) {
+		test_kill_at("after-first-set");
 		for (k = 0; k < K_COUNT; k++) {
 			uint32_t got;
 
@@ -222,6 +247,7 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 				return done;
 			continue;
 		}
+		test_kill_at("after-first-set");
 		got = echo_val(&echo, k, st->v[k]);
 		usbeth_dev_free(&echo);
 		r->req[k] = st->v[k];
@@ -299,6 +325,8 @@ static uint32_t do_ethtool(struct engine *e, struct rec *r,
 	if (!mask)
 		return 0;
 	err = features_set(&e->nl, r->ifindex, mask, val, &refused);
+	if (!err)
+		test_kill_at("after-first-set");
 	for (k = K_SG; k <= K_TSO; k++) {
 		const char *what = st->restore & BIT(k) ? what_restore :
 				   what_apply;
@@ -361,6 +389,7 @@ static uint32_t do_other(struct engine *e, struct rec *r,
 			set_failed(e, r, what, k, v, err);
 			continue;
 		}
+		test_kill_at("after-first-set");
 		r->req[k] = v;
 		r->got[k] = v;
 		r->got_has |= BIT(k);
@@ -383,6 +412,44 @@ static void skip_once(struct engine *e, struct rec *r, const char *pname,
 	r->skip_logged |= BIT(k);
 	ulog(LOG_P_INFO, "%s: profile %s: %s: skipped: %s", r->ifname, pname,
 	     knob_table[k].name, why);
+}
+
+/*
+ * Whether someone else changed k since usbethd set it (an admin's
+ * `usbeth link set`, `ip link set`): the device no longer holds what
+ * usbethd asked for, nor what the driver made of it. A record without
+ * that (written by an older usbethd) is restored as before.
+ */
+static bool not_ours(const struct rec *r, const struct cur *c, int k)
+{
+	if (!(r->got_has & BIT(k)))
+		return false;
+	if (c->mixed & BIT(k))		/* usbethd set every queue alike */
+		return true;
+	return c->v[k] != r->got[k] && c->v[k] != r->req[k];
+}
+
+/* Says that k keeps someone else's value instead of the original. */
+static void left_alone(struct engine *e, const struct rec *r, int k,
+		       const struct cur *c)
+{
+	char now[16], set[16], orig[16];
+
+	if (c->mixed & BIT(k))
+		snprintf(now, sizeof(now), "(per queue)");
+	else
+		fmt_val(k, c->v[k], now, sizeof(now));
+	fmt_val(k, r->got[k], set, sizeof(set));
+	fmt_val(k, r->orig[k], orig, sizeof(orig));
+	if (e->dry_run) {
+		fprintf(e->out, "  %-15s left alone: %s, not the %s usbethd "
+			"set (original %s)\n", knob_table[k].name, now, set,
+			orig);
+		return;
+	}
+	ulog(LOG_P_NOTICE, "%s: restore: %s: left alone: someone changed it "
+	     "to %s since usbethd set %s (original %s not put back)",
+	     r->ifname, knob_table[k].name, now, set, orig);
 }
 
 /*
@@ -441,16 +508,17 @@ static void diff(struct engine *e, struct rec *r, const struct profile *p,
 		} else if (r->orig_has & BIT(k)) {
 			if (!(c->has & BIT(k)))
 				continue;
-			if (is_bql(k)) {
-				st->has |= BIT(k);
-				st->restore |= BIT(k);
-				st->v[k] = r->orig[k];
+			if (!is_bql(k) && (c->v[k] == r->orig[k] ||
+			    ((r->got_has & BIT(k)) && r->req[k] == r->orig[k] &&
+			     r->got[k] == c->v[k]))) {
+				r->orig_has &= ~BIT(k);	/* back already */
 				continue;
 			}
-			if (c->v[k] == r->orig[k] ||
-			    ((r->got_has & BIT(k)) && r->req[k] == r->orig[k] &&
-			     r->got[k] == c->v[k])) {
-				r->orig_has &= ~BIT(k);	/* back already */
+			/* per queue, BQL goes back whenever it may differ */
+			if (not_ours(r, c, k) && !(is_bql(k) &&
+			    !(c->mixed & BIT(k)) && c->v[k] == r->orig[k])) {
+				left_alone(e, r, k, c);
+				r->orig_has &= ~BIT(k);
 				continue;
 			}
 			st->has |= BIT(k);
@@ -472,7 +540,8 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 	struct wanted w;
 	struct step st;
 	struct cur c;
-	uint32_t done = 0, newly = 0;
+	uint32_t done = 0, newly = 0, sets, got_has0;
+	uint32_t req0[K_COUNT], got0[K_COUNT];
 	int k, changed = 0;
 	bool fresh;
 
@@ -558,19 +627,63 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 		}
 	}
 
+	/*
+	 * Write ahead: the originals, and the values about to be set, reach
+	 * the runtime directory before the first change, so that a daemon
+	 * killed in the middle (kill -9, the OOM killer, a crash) leaves
+	 * what a restarted one needs to put them back. The driver's answer
+	 * replaces the value asked for once known (got[]).
+	 */
+	sets = st.has & ~st.restore;
+	got_has0 = r->got_has;
+	memcpy(req0, r->req, sizeof(req0));
+	memcpy(got0, r->got, sizeof(got0));
+	for (k = 0; k < K_COUNT; k++)
+		if (sets & BIT(k)) {
+			r->req[k] = st.v[k];
+			r->got[k] = st.v[k];
+			r->got_has |= BIT(k);
+		}
+	if (sets) {
+		snprintf(r->profile, sizeof(r->profile), "%s",
+			 p ? p->name : "");
+		if (rec_persist(e, r)) {
+			ulog(LOG_P_ERR, "%s: left as it is: what it holds "
+			     "could not be recorded first", r->ifname);
+			r->orig_has &= ~newly;
+			r->got_has = got_has0;
+			memcpy(r->req, req0, sizeof(req0));
+			memcpy(r->got, got0, sizeof(got0));
+			st.has &= ~sets;
+			newly = 0;
+		}
+	}
+
 	if (st.has) {
 		uint32_t bqlr = st.restore & (BIT(K_BQL_LIMIT_MIN) |
 					      BIT(K_BQL_LIMIT_MAX) |
 					      BIT(K_BQL_HOLD_TIME));
+
+		if (sets)
+			test_kill_at("before-first-set");
 
 		done |= do_usbeth(e, r, &st, &c, what_apply, what_restore);
 		if (bqlr)
 			done |= do_bql_restore(e, r, bqlr, &c, what_restore);
 		done |= do_other(e, r, &st, &c, what_apply, what_restore);
 	}
-	/* forget originals that are back, or of changes that did not happen */
+	/* forget originals that are back, or of changes that did not happen
+	 * (and what was to be set, for those)
+	 */
 	r->orig_has &= ~(done & st.restore);
 	r->orig_has &= ~(newly & ~done);
+	for (k = 0; k < K_COUNT; k++)
+		if ((sets & ~done) & BIT(k)) {
+			r->req[k] = req0[k];
+			r->got[k] = got0[k];
+			r->got_has = (r->got_has & ~BIT(k)) |
+				     (got_has0 & BIT(k));
+		}
 	if (!(r->orig_has & (BIT(K_BQL_LIMIT_MIN) | BIT(K_BQL_LIMIT_MAX) |
 			     BIT(K_BQL_HOLD_TIME)))) {
 		free(r->bql);

@@ -48,6 +48,8 @@ struct engine {
 	bool dry_run;			/* --explain: print the diff only */
 	bool stopping;			/* restoring on stop */
 	const char *state_dir;		/* records on disk (state.h), or NULL */
+	int lock_fd;			/* state.lock, taken for each write;
+					 * -1: held already (--apply) */
 	FILE *out;			/* where dry_run prints */
 	struct nlc nl;			/* rtnetlink, ethtool netlink */
 	unsigned long errors;		/* failures logged at LOG_P_ERR */
@@ -85,7 +87,9 @@ size_t engine_nrecs(const struct engine *e);
  */
 struct rec *rec_for(struct engine *e, const struct usbeth_dev *d,
 		    struct rec *tmp, bool *fresh);
-/* The record on disk follows r (written, or removed without originals). */
-void rec_persist(struct engine *e, struct rec *r);
+/* The record on disk follows r (written, or removed without originals).
+ * 0, or -errno (logged).
+ */
+int rec_persist(struct engine *e, struct rec *r);
 
 #endif /* USBETHD_APPLY_H */

@@ -307,6 +307,24 @@ static int problem(struct lctx *l, const struct perr *err, bool odd)
 	return -1;
 }
 
+/*
+ * A file of a later directory that cannot be used overrides nothing, yet
+ * it was meant to: an administrator's /etc/usbeth/profiles.d/NAME.json
+ * with a typo must not let the vendor's NAME apply again behind their
+ * back. So the profile of that name loaded so far is dropped (masked, as
+ * an empty file would), and the warning says so.
+ */
+static void keep_masked(struct profset *s, const char *name, struct perr *err)
+{
+	size_t len = strlen(err->msg);
+
+	if (!profset_find(s, name))
+		return;
+	profset_remove(s, name);
+	snprintf(err->msg + len, sizeof(err->msg) - len, " (so the profile "
+		 "\"%s\" of an earlier directory stays masked)", name);
+}
+
 static int load_dir(struct profset *s, const char *dir, struct lctx *l,
 		    struct perr *err)
 {
@@ -392,6 +410,7 @@ static int load_dir(struct profset *s, const char *dir, struct lctx *l,
 			continue;
 		}
 		if (read_file(path, &text, &len, &masked, &odd, err)) {
+			keep_masked(s, name, err);
 			ret = problem(l, err, odd);
 			if (ret)
 				goto out;
@@ -404,6 +423,7 @@ static int load_dir(struct profset *s, const char *dir, struct lctx *l,
 		ret = profile_parse(path, name, text, len, &p, err);
 		free(text);
 		if (ret) {
+			keep_masked(s, name, err);
 			ret = problem(l, err, false);
 			if (ret)
 				goto out;

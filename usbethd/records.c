@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 
 #include "apply.h"
 #include "state.h"
@@ -15,6 +16,7 @@
 void engine_init(struct engine *e, struct usbeth *u, const struct profset *s)
 {
 	memset(e, 0, sizeof(*e));
+	e->lock_fd = -1;
 	e->u = u;
 	e->set = s;
 	e->out = stdout;
@@ -58,6 +60,17 @@ struct rec *engine_find(struct engine *e, uint32_t ifindex)
 	return NULL;
 }
 
+/* state.lock around a write of the daemon's: --apply --force writes the
+ * same files (see state.h).
+ */
+static void rec_lock(struct engine *e, int op)
+{
+	if (e->lock_fd < 0)
+		return;
+	while (flock(e->lock_fd, op) && errno == EINTR)
+		;
+}
+
 void engine_drop(struct engine *e, uint32_t ifindex)
 {
 	struct rec **pp, *r;
@@ -68,8 +81,11 @@ void engine_drop(struct engine *e, uint32_t ifindex)
 			ulog(LOG_P_INFO, "%s: gone, record dropped (profile "
 			     "%s)", r->ifname, r->profile[0] ? r->profile :
 			     "none");
-			if (e->state_dir)
+			if (e->state_dir && !e->dry_run) {
+				rec_lock(e, LOCK_EX);
 				state_remove(e->state_dir, ifindex);
+				rec_lock(e, LOCK_UN);
+			}
 			rec_free(r);
 			return;
 		}
@@ -94,21 +110,24 @@ void engine_prune(struct engine *e, const struct usbeth_dev *devs, size_t n)
 }
 
 /* The record on disk follows the one in memory (see state.h). */
-void rec_persist(struct engine *e, struct rec *r)
+int rec_persist(struct engine *e, struct rec *r)
 {
 	int err;
 
 	if (!e->state_dir || e->dry_run || (!r->orig_has && !r->on_disk))
-		return;
+		return 0;
+	rec_lock(e, LOCK_EX);
 	err = state_save(e->state_dir, r);
+	rec_lock(e, LOCK_UN);
 	if (err) {
 		ulog(LOG_P_ERR, "%s: cannot record the originals in %s: %s "
 		     "(a restarted daemon will not restore them)", r->ifname,
 		     e->state_dir, strerror(-err));
 		e->errors++;
-		return;
+		return err;
 	}
 	r->on_disk = r->orig_has != 0;
+	return 0;
 }
 
 void engine_rename(struct engine *e, uint32_t ifindex, const char *ifname)
@@ -132,7 +151,7 @@ int engine_load_state(struct engine *e)
 	struct rec *list = NULL, *r, *next;
 	int n;
 
-	n = state_load_all(e->state_dir, &list, load_warn);
+	n = state_load_all(e->state_dir, &list, load_warn, !e->dry_run);
 	if (n < 0) {
 		ulog(LOG_P_ERR, "%s: cannot read the records: %s",
 		     e->state_dir, strerror(-n));

@@ -12,12 +12,57 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <net/if.h>
 
 #include "state.h"
 
 #define STATE_MAGIC	"usbethd-record 1"
 #define STATE_FILE_MAX	(64 * 1024)
 #define STATE_BQL_MAX	4096		/* queues kept per device */
+
+/* ---------------------------------------------------------- boot id -- */
+
+#define BOOT_ID_LEN 36		/* 8-4-4-4-12 hex digits */
+
+static bool boot_id_ok(const char *s)
+{
+	size_t i;
+
+	if (strlen(s) != BOOT_ID_LEN)
+		return false;
+	for (i = 0; i < BOOT_ID_LEN; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[i] != '-' : !strchr("0123456789abcdef", s[i]) ||
+		    !s[i])
+			return false;
+	}
+	return true;
+}
+
+/* This boot's id (the kernel's random boot_id), "" when unreadable. */
+static const char *boot_id(void)
+{
+	static char id[BOOT_ID_LEN + 2];
+	static bool read_once;
+	ssize_t n = 0;
+	int fd;
+
+	if (read_once)
+		return id;
+	read_once = true;
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, id, sizeof(id) - 1);
+		close(fd);
+	}
+	id[n > 0 ? n : 0] = 0;
+	if (n > 0 && id[n - 1] == '\n')
+		id[n - 1] = 0;
+	if (!boot_id_ok(id))
+		id[0] = 0;
+	return id;
+}
 
 /* ------------------------------------------------------------ paths -- */
 
@@ -121,8 +166,11 @@ int state_save(const char *dir, const struct rec *r)
 		unlink(tmp);
 		return -ENOMEM;
 	}
-	fprintf(f, STATE_MAGIC "\nifindex %u\nifname %s\nrole %u\n"
-		"profile %s\n", r->ifindex, r->ifname, r->role,
+	fprintf(f, STATE_MAGIC "\n");
+	if (boot_id()[0])
+		fprintf(f, "boot %s\n", boot_id());
+	fprintf(f, "ifindex %u\nifname %s\nrole %u\nprofile %s\n",
+		r->ifindex, r->ifname, r->role,
 		r->profile[0] ? r->profile : "-");
 	for (k = 0; k < K_COUNT; k++)
 		if (r->orig_has & (1U << k))
@@ -182,7 +230,8 @@ static bool num(const char *s, uint32_t *v)
 /* One line of a record file, split at single spaces into at most 5 words
  * (no empty word). 0, or -1 when it does not parse.
  */
-static int parse_line(struct rec *r, char *line, size_t *bql_cap)
+static int parse_line(struct rec *r, char *line, size_t *bql_cap,
+		      char *boot)
 {
 	char *w[6];
 	uint32_t v[4];
@@ -201,6 +250,12 @@ static int parse_line(struct rec *r, char *line, size_t *bql_cap)
 	for (k = 0; k < (int)n; k++)
 		if (!*w[k])
 			return -1;
+	if (n == 2 && !strcmp(w[0], "boot")) {
+		if (!boot_id_ok(w[1]) || boot[0])
+			return -1;
+		strcpy(boot, w[1]);
+		return 0;
+	}
 	if (n == 2 && !strcmp(w[0], "ifindex"))
 		return num(w[1], &r->ifindex) && r->ifindex ? 0 : -1;
 	if (n == 2 && !strcmp(w[0], "ifname")) {
@@ -267,6 +322,7 @@ static struct rec *load_one(const char *path, uint32_t ifindex, char *why,
 			    size_t len)
 {
 	struct rec *r = NULL;
+	char boot[BOOT_ID_LEN + 1] = "", now[IF_NAMESIZE];
 	size_t n = 0, bql_cap = 0, lineno = 0;
 	struct stat st;
 	char *text, *line, *next;
@@ -321,11 +377,25 @@ static struct rec *load_one(const char *path, uint32_t ifindex, char *why,
 				goto bad;
 			continue;
 		}
-		if (parse_line(r, line, &bql_cap))
+		if (parse_line(r, line, &bql_cap, boot))
 			goto bad;
 	}
 	if (r->ifindex != ifindex || !r->ifname[0] || !r->orig_has) {
 		snprintf(why, len, "ifindex, name or originals missing");
+		goto fail;
+	}
+	/* the ifindex is this boot's device only if the record is this
+	 * boot's; one of an older usbethd (no boot id) only if the device
+	 * of that ifindex still has its name
+	 */
+	if (boot[0] && boot_id()[0] && strcmp(boot, boot_id())) {
+		snprintf(why, len, "written in another boot (%s)", boot);
+		goto fail;
+	}
+	if (!boot[0] && (!if_indextoname(ifindex, now) ||
+			 strcmp(now, r->ifname))) {
+		snprintf(why, len, "no boot id, and ifindex %u is not %s now",
+			 ifindex, r->ifname);
 		goto fail;
 	}
 	free(text);
@@ -342,7 +412,8 @@ out:
 }
 
 int state_load_all(const char *dir, struct rec **list,
-		   void (*warn)(const char *path, const char *why))
+		   void (*warn)(const char *path, const char *why),
+		   bool remove_bad)
 {
 	struct dirent *de;
 	int count = 0;
@@ -366,7 +437,8 @@ int state_load_all(const char *dir, struct rec **list,
 		if (!r) {
 			if (warn)
 				warn(path, why);
-			unlink(path);	/* never trusted again */
+			if (remove_bad)
+				unlink(path);	/* never trusted again */
 			continue;
 		}
 		r->next = *list;

@@ -9,8 +9,10 @@
  * which resets every knob, forgets them too), one per device, named by
  * ifindex (dev-7), written whole (a temporary file renamed over it),
  * 0600 and the daemon's. Ifindexes are not reused within a boot (the
- * kernel allocates them cyclically), so a record names one device; records
- * of devices gone are dropped by the daemon's start and by --apply.
+ * kernel allocates them cyclically), so a record names one device: the
+ * record carries the boot id, and one of another boot is dropped (a
+ * runtime directory that is no tmpfs); records of devices gone are
+ * dropped by the daemon's start and by --apply.
  *
  * Who writes: the daemon holds daemon.lock for its life; --apply takes
  * state.lock, checks that no daemon holds daemon.lock, and applies and
@@ -35,10 +37,13 @@ int state_lock_open(const char *dir, const char *name, char *why, size_t len);
 int state_save(const char *dir, const struct rec *r);
 void state_remove(const char *dir, uint32_t ifindex);
 /* Adds every record of dir to *list; a file that does not parse, is not
- * ours or names another ifindex is reported through warn and removed.
- * The number loaded, or -errno.
+ * ours, names another ifindex, comes from another boot, or (without a
+ * boot id: an older usbethd's) names a device whose ifindex has another
+ * name now, is reported through warn, and removed when remove_bad (not
+ * for --explain, which changes nothing). The number loaded, or -errno.
  */
 int state_load_all(const char *dir, struct rec **list,
-		   void (*warn)(const char *path, const char *why));
+		   void (*warn)(const char *path, const char *why),
+		   bool remove_bad);
 
 #endif /* USBETHD_STATE_H */

@@ -46,6 +46,7 @@ static size_t ndirs;
 static const char *runtime_dir = "/run/usbethd";
 static bool restore_on_stop = true;
 static int rcvbuf;		/* --rcvbuf: 0 keeps the kernel's default */
+static long test_dump_fail;	/* USBETHD_TEST_DUMP_FAIL: see resync() */
 
 static void usage(FILE *f)
 {
@@ -230,6 +231,16 @@ static int cmd_explain(const char *dev)
 	printf("diff (what --apply would change now):\n");
 	engine_init(&e, u, &s);
 	e.dry_run = true;
+	/* with the records --apply would use: what a profile no longer
+	 * wants goes back to its recorded original. Read only: nothing is
+	 * removed, and no lock is taken (a snapshot)
+	 */
+	e.state_dir = runtime_dir;
+	if (engine_load_state(&e) < 0)
+		printf("  (the records in %s could not be read: the diff "
+		       "leaves out what they would restore)\n", runtime_dir);
+	else if (engine_find(&e, d.ifindex))
+		printf("  (with its record in %s)\n", runtime_dir);
 	engine_apply(&e, &d);
 	engine_fini(&e);
 	usbeth_dev_free(&d);
@@ -376,7 +387,65 @@ struct daemon {
 					 * us; 0 none */
 	/* GETs in flight, answered on their own socket (see get_async) */
 	struct usbeth_async *gets;
+	bool ready;			/* the first resync succeeded */
+	bool reopen;			/* retry_at retries family_back */
+	bool reopen_said;		/* its failure was logged */
+	/* the name of every netdev of the netns, by ifindex: a rename is
+	 * told from rtnetlink's other RTM_NEWLINKs by it (see link_cb)
+	 */
+	struct name_ent {
+		uint32_t ifindex;
+		char name[IF_NAMESIZE];
+	} *names;
+	size_t nnames, cap_names;
+	char *lbuf;			/* link events (links_read) */
+	size_t lbuf_len;
 };
+
+enum { NAME_SAME, NAME_NEW, NAME_RENAMED };
+
+/* Notes ifindex's name: NAME_NEW (not known before), NAME_RENAMED (known
+ * by another name), NAME_SAME; -1 when there is no memory for it.
+ */
+static int name_note(struct daemon *dm, uint32_t ifindex, const char *name)
+{
+	struct name_ent *n;
+	size_t i;
+
+	for (i = 0; i < dm->nnames; i++) {
+		n = &dm->names[i];
+		if (n->ifindex != ifindex)
+			continue;
+		if (!strcmp(n->name, name))
+			return NAME_SAME;
+		snprintf(n->name, sizeof(n->name), "%s", name);
+		return NAME_RENAMED;
+	}
+	if (dm->nnames == dm->cap_names) {
+		size_t cap = dm->cap_names ? dm->cap_names * 2 : 64;
+
+		n = realloc(dm->names, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		dm->names = n;
+		dm->cap_names = cap;
+	}
+	n = &dm->names[dm->nnames++];
+	n->ifindex = ifindex;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	return NAME_NEW;
+}
+
+static void name_forget(struct daemon *dm, uint32_t ifindex)
+{
+	size_t i;
+
+	for (i = 0; i < dm->nnames; i++)
+		if (dm->names[i].ifindex == ifindex) {
+			dm->names[i] = dm->names[--dm->nnames];
+			return;
+		}
+}
 
 /* Whether a profile of s may match a netdev not on USB (role "other"):
  * only then are those looked at when they appear.
@@ -391,6 +460,8 @@ static bool set_wants_other(const struct profset *s)
 	return false;
 }
 
+static void overrun(struct daemon *dm, const char *why);
+
 /* Every device of the netns, (re)applied; records of vanished ones go. */
 static int resync(struct daemon *dm, const char *why)
 {
@@ -399,6 +470,14 @@ static int resync(struct daemon *dm, const char *why)
 	int err;
 
 	err = usbeth_dump(dm->u, &devs, &n);
+	if (!err && test_dump_fail > 0) {
+		/* USBETHD_TEST_DUMP_FAIL (usbethd(8)): as a dump interrupted
+		 * again and again
+		 */
+		test_dump_fail--;
+		usbeth_devs_free(devs, n);
+		err = -EAGAIN;
+	}
 	if (err) {
 		/* -EAGAIN: interrupted again and again (the library redoes
 		 * an interrupted dump 5 times) by a storm of changes; a
@@ -412,13 +491,24 @@ static int resync(struct daemon *dm, const char *why)
 		dm->retry_at = now_us() + 100000;
 		return err;
 	}
+	if (dm->retry_at)
+		ulog(LOG_P_NOTICE, "resync (%s): the dump succeeded", why);
 	dm->retry_at = 0;
 	engine_prune(&dm->e, devs, n);
-	for (i = 0; i < n; i++)
+	dm->nnames = 0;
+	for (i = 0; i < n; i++) {
+		name_note(dm, devs[i].ifindex, devs[i].ifname);
 		engine_apply(&dm->e, &devs[i]);
+	}
 	usbeth_devs_free(devs, n);
 	ulog(LOG_P_INFO, "resync (%s): %zu netdevs, %zu devices recorded",
 	     why, n, engine_nrecs(&dm->e));
+	if (!dm->ready) {
+		dm->ready = true;
+		ulog(LOG_P_INFO, "ready: %zu profiles, %zu devices recorded",
+		     dm->set.n, engine_nrecs(&dm->e));
+		sd_notify_msg("READY=1\nSTATUS=applying profiles");
+	}
 	return 0;
 }
 
@@ -483,9 +573,13 @@ static void get_async(struct daemon *dm, uint32_t ifindex)
 {
 	int err = usbeth_async_get(dm->gets, dm->u, ifindex);
 
-	if (err)
-		ulog(LOG_P_WARNING, "ifindex %u: usbeth get: %s", ifindex,
-		     strerror(-err));
+	if (err) {
+		/* not lost: a resync evaluates every netdev */
+		ulog(LOG_P_WARNING, "ifindex %u: usbeth get: %s: resync",
+		     ifindex, strerror(-err));
+		if (!dm->retry_at)
+			dm->retry_at = now_us();
+	}
 }
 
 static int get_reply(void *arg, const struct usbeth_dev *d)
@@ -512,7 +606,7 @@ static void gets_read(struct daemon *dm)
 	if (err == -ENOBUFS) {
 		ulog(LOG_P_WARNING, "usbeth get replies lost (ENOBUFS): "
 		     "resync");
-		resync(dm, "get overrun");
+		overrun(dm, "get overrun");
 	} else if (err && err != -EINTR) {
 		ulog(LOG_P_WARNING, "usbeth get replies: %s", strerror(-err));
 	}
@@ -564,6 +658,51 @@ static bool renamed(struct daemon *dm, const struct nlmsghdr *nlh,
 	return false;
 }
 
+/* The IFLA_IFNAME of a link message, or NULL. */
+static const char *link_name(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
+		const char *name;
+
+		if (mnl_attr_get_type(a) != IFLA_IFNAME ||
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+			continue;
+		name = mnl_attr_get_str(a);
+		return name[0] && strlen(name) < IF_NAMESIZE ? name : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * A netdev without a record renamed (udev's eth0 -> enp0s3): a role
+ * "other" profile may match the new name ("ifname" globs), so it is
+ * evaluated again. A USB one too: its NEW named it before the rename.
+ * The names are known from the last dump and rtnetlink since.
+ */
+static void other_renamed(struct daemon *dm, const struct nlmsghdr *nlh,
+			  const struct ifinfomsg *ifi, const struct rec *r)
+{
+	const char *name = link_name(nlh);
+	int how;
+
+	if (!name)
+		return;
+	how = name_note(dm, (uint32_t)ifi->ifi_index, name);
+	if (how < 0) {
+		ulog(LOG_P_WARNING, "%s: out of memory: resync", name);
+		if (!dm->retry_at)
+			dm->retry_at = now_us();
+		return;
+	}
+	if (how == NAME_RENAMED && !r && ifi->ifi_change != ~0U) {
+		ulog(LOG_P_DEBUG, "%s: renamed (ifindex %u, no record): "
+		     "evaluating it", name, ifi->ifi_index);
+		get_async(dm, (uint32_t)ifi->ifi_index);
+	}
+}
+
 /*
  * A gadget netdev outlives its UDC binding: no NEW comes when the cable
  * goes in again, yet the speed it will run at is known only while bound.
@@ -584,9 +723,12 @@ static int link_cb(const struct nlmsghdr *nlh, void *arg)
 	ifi = mnl_nlmsg_get_payload(nlh);
 	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
 	other_link(dm, nlh, ifi, r);
-	if (nlh->nlmsg_type != RTM_NEWLINK)
+	if (nlh->nlmsg_type != RTM_NEWLINK) {
+		name_forget(dm, (uint32_t)ifi->ifi_index);
 		return MNL_CB_OK;
+	}
 	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
+	other_renamed(dm, nlh, ifi, r);
 	if (r && renamed(dm, nlh, r))
 		return MNL_CB_OK;
 	if (!r || r->role != USBETH_ROLE_USB_GADGET)
@@ -633,45 +775,116 @@ static int links_open(struct daemon *dm)
 	return set_rcvbuf(mnl_socket_get_fd(dm->links), "rtnetlink");
 }
 
+/*
+ * Reads every link event queued. A datagram is as large as the kernel
+ * made it (a netdev with many altnames or VFs makes RTM_NEWLINKs of
+ * several pages): its size is peeked first and the buffer grows to it,
+ * so none is truncated and taken for the end of the queue. Only the
+ * kernel's are read (another process may send to our port).
+ */
 static void links_read(struct daemon *dm)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	int fd = mnl_socket_get_fd(dm->links);
 
 	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(dm->links, buf, sizeof(buf));
+		struct sockaddr_nl sa;
+		socklen_t salen = sizeof(sa);
+		ssize_t n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC |
+				 MSG_DONTWAIT);
 
+		if (n >= 0 && (size_t)n > dm->lbuf_len) {
+			size_t len = ((size_t)n + 4095) & ~(size_t)4095;
+			char *b = realloc(dm->lbuf, len);
+
+			if (b) {
+				dm->lbuf = b;
+				dm->lbuf_len = len;
+			}
+		}
+		if (n >= 0)
+			n = recvfrom(fd, dm->lbuf, dm->lbuf_len,
+				     MSG_DONTWAIT | MSG_TRUNC,
+				     (struct sockaddr *)&sa, &salen);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == ENOBUFS) {
 				ulog(LOG_P_WARNING, "link events lost "
 				     "(ENOBUFS): resync");
-				resync(dm, "link overrun");
+				overrun(dm, "link overrun");
 				continue;
 			}
 			return;	/* EAGAIN: drained */
 		}
-		mnl_cb_run(buf, (size_t)n, 0, 0, link_cb, dm);
+		if ((size_t)n > dm->lbuf_len) {	/* no memory to grow */
+			ulog(LOG_P_WARNING, "a link event of %zd bytes could "
+			     "not be read whole: resync", n);
+			overrun(dm, "link event too large");
+			continue;
+		}
+		if (salen != sizeof(sa) || sa.nl_family != AF_NETLINK ||
+		    sa.nl_pid != 0)
+			continue;	/* not the kernel's */
+		mnl_cb_run(dm->lbuf, (size_t)n, 0, 0, link_cb, dm);
 	}
 }
 
 /*
  * The module was loaded again (the monitor saw nlctrl's NEWFAMILY and
- * joined the new group): the request handle has the old family id, and
- * the devices were not announced meanwhile. Records stay (by ifindex): a
- * device that went meanwhile is pruned by the resync.
+ * joined the new group), or an overrun may have hidden that: the request
+ * handle may have the old family id, and the devices were not announced
+ * meanwhile. Records stay (by ifindex): a device that went meanwhile is
+ * pruned by the resync. A handle that cannot be opened is tried again
+ * every 100 ms (said once).
  */
-static int family_back(struct daemon *dm)
+static int family_back(struct daemon *dm, const char *why)
 {
 	struct usbeth *u;
+	int err = usbeth_open(&u);
 
-	if (open_usbeth(&u))
+	if (err) {
+		if (!dm->reopen_said)
+			ulog(LOG_P_ERR, "cannot open the usbeth family again: "
+			     "%s: retrying every 100 ms", strerror(-err));
+		dm->reopen_said = true;
+		dm->reopen = true;
+		dm->retry_at = now_us() + 100000;
 		return -1;
+	}
+	if (dm->reopen_said)
+		ulog(LOG_P_NOTICE, "the usbeth family is open again");
+	dm->reopen = dm->reopen_said = false;
+	dm->retry_at = 0;
 	usbeth_close(dm->u);
 	dm->u = u;
 	dm->e.u = u;
-	resync(dm, "module loaded");
+	resync(dm, why);
 	return 0;
+}
+
+/*
+ * Notifications were lost (ENOBUFS). Among them may be nlctrl's DELFAMILY
+ * and NEWFAMILY of a module reload, which would leave the monitor in a
+ * group that is gone and the handle with a stale family id, deaf for
+ * good: so the family is resolved again and its group joined (the monitor
+ * first: nothing falls between it and the dump), the handle opened again,
+ * then the resync.
+ */
+static void overrun(struct daemon *dm, const char *why)
+{
+	int err = usbeth_monitor_refresh(dm->m);
+
+	if (err == -ENOENT) {
+		ulog(LOG_P_WARNING, "%s: the usbeth module is not loaded: "
+		     "waiting for it to come back", why);
+		dm->retry_at = 0;
+		dm->reopen = false;
+		return;
+	}
+	if (err)
+		ulog(LOG_P_ERR, "%s: cannot resolve the usbeth family again: "
+		     "%s", why, strerror(-err));
+	family_back(dm, why);
 }
 
 static int reload(struct daemon *dm)
@@ -698,6 +911,20 @@ static int run_daemon(void)
 	sigset_t mask;
 	int sfd = -1, lockfd = -1, statefd = -1, rc = 1, err, loaded;
 
+	/* signals blocked before anything else: a SIGHUP or SIGTERM that
+	 * comes while the daemon waits for state.lock or loads its profiles
+	 * is handled once it runs, never its death
+	 */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		ulog(LOG_P_ERR, "signalfd: %s", strerror(errno));
+		return 1;
+	}
 	/* the locks first, then the profiles: see state.h */
 	lockfd = lock_open("daemon.lock");
 	if (lockfd < 0)
@@ -716,22 +943,15 @@ static int run_daemon(void)
 	dm.e.keep_records = true;
 	dm.e.state_dir = runtime_dir;
 	loaded = engine_load_state(&dm.e);
-	/* from here on, --apply sees daemon.lock held and stays away */
-	close(statefd);
-	statefd = -1;
+	/* from here on, --apply sees daemon.lock held and stays away;
+	 * --apply --force does not, and the records are written by both:
+	 * the daemon takes state.lock again for each write (records.c)
+	 */
+	flock(statefd, LOCK_UN);
+	dm.e.lock_fd = statefd;
 	if (loaded > 0)
 		ulog(LOG_P_INFO, "%d records of originals found in %s", loaded,
 		     runtime_dir);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		ulog(LOG_P_ERR, "signalfd: %s", strerror(errno));
-		goto out;
-	}
 	if (open_usbeth(&dm.u)) {
 		rc = 2;
 		goto out;
@@ -749,11 +969,10 @@ static int run_daemon(void)
 	if (links_open(&dm) || gets_open(&dm))
 		goto out;
 	dm.other = set_wants_other(&dm.set);
-	if (resync(&dm, "start"))
-		goto out;
-	ulog(LOG_P_INFO, "ready: %zu profiles, %zu devices recorded",
-	     dm.set.n, engine_nrecs(&dm.e));
-	sd_notify_msg("READY=1\nSTATUS=applying profiles");
+	/* ready (sd_notify) once a dump succeeded: a failed one is retried
+	 * every 100 ms, as any resync is
+	 */
+	resync(&dm, "start");
 
 	for (;;) {
 		struct pollfd pfd[4] = {
@@ -770,7 +989,10 @@ static int run_daemon(void)
 			uint64_t t = now_us();
 
 			if (t >= dm.retry_at) {
-				resync(&dm, "retry");
+				if (dm.reopen)
+					family_back(&dm, "retry");
+				else
+					resync(&dm, "retry");
 				continue;
 			}
 			timeout = (int)((dm.retry_at - t + 999) / 1000);
@@ -788,16 +1010,16 @@ static int run_daemon(void)
 			if (err == -ENOBUFS) {
 				ulog(LOG_P_WARNING, "notifications lost "
 				     "(ENOBUFS): resync");
-				resync(&dm, "overrun");
+				overrun(&dm, "overrun");
 			} else if (err == -ENOLINK) {
 				ulog(LOG_P_WARNING, "the usbeth module was "
 				     "unloaded: waiting for it to come back");
 				dm.retry_at = 0;
+				dm.reopen = false;
 			} else if (err == -ERESTART) {
 				ulog(LOG_P_NOTICE, "the usbeth module is back: "
 				     "resync");
-				family_back(&dm);	/* failed: logged; the
-							 * next NEWFAMILY retries */
+				family_back(&dm, "module loaded");
 			} else if (err == -EBADMSG) {
 				ulog(LOG_P_WARNING, "a malformed notification "
 				     "was skipped: resync");
@@ -815,7 +1037,15 @@ static int run_daemon(void)
 			gets_read(&dm);
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGHUP) {
-				sd_notify_msg("RELOADING=1");
+				char msg[64];
+
+				/* MONOTONIC_USEC: what Type=notify-reload
+				 * wants to tell this reload from an older one
+				 */
+				snprintf(msg, sizeof(msg), "RELOADING=1\n"
+					 "MONOTONIC_USEC=%llu",
+					 (unsigned long long)now_us());
+				sd_notify_msg(msg);
 				reload(&dm);
 				sd_notify_msg("READY=1");
 				continue;
@@ -839,6 +1069,8 @@ out:
 	if (dm.links)
 		mnl_socket_close(dm.links);
 	usbeth_async_close(dm.gets);
+	free(dm.names);
+	free(dm.lbuf);
 	if (dm.u)
 		usbeth_close(dm.u);
 	profset_free(&dm.set);
@@ -950,6 +1182,14 @@ int main(int argc, char **argv)
 		dirs[ndirs++] = "/usr/share/usbeth/profiles.d";
 		dirs[ndirs++] = "/etc/usbeth/profiles.d";
 	}
+	/* a log reader gone (stderr a pipe, outside systemd): EPIPE, never
+	 * a death that leaves every device changed and unrecorded restores
+	 * undone
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	if (getenv("USBETHD_TEST_DUMP_FAIL"))
+		test_dump_fail = strtol(getenv("USBETHD_TEST_DUMP_FAIL"),
+					NULL, 10);
 	if (check)
 		return cmd_check();
 	if (explain)

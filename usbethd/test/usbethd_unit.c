@@ -591,6 +591,148 @@ static void t_bad_files(void)
 #undef F
 }
 
+/*
+ * An administrator's override that cannot be used (a typo in
+ * /etc/usbeth/profiles.d/displaylink.json) keeps the earlier directory's
+ * profile of that name masked, and the warning says so: the vendor
+ * profile the admin meant to replace never applies by accident.
+ */
+static void t_override_broken(void)
+{
+	char vt[] = "/tmp/usbethd-vendor.XXXXXX", at[] = "/tmp/usbethd-admin.XXXXXX";
+	char path[160];
+	const char *dirs[2];
+	struct profset s;
+	struct perr e;
+	size_t skipped = 0;
+
+	CHECK(mkdtemp(vt) != NULL && mkdtemp(at) != NULL);
+	chmod(vt, 0755);
+	chmod(at, 0755);
+	dirs[0] = vt;
+	dirs[1] = at;
+	snprintf(path, sizeof(path), "%s/displaylink.json", vt);
+	write_file(path, "{\"match\": {}, \"settings\": {\"qmult\": 2}}");
+	snprintf(path, sizeof(path), "%s/other.json", vt);
+	write_file(path, "{\"match\": {}, \"settings\": {\"qmult\": 3}}");
+	snprintf(path, sizeof(path), "%s/displaylink.json", at);
+	write_file(path, "{\"match\": {\"vid\": 17e9}}");	/* the typo */
+
+	/* at start: skipped, the vendor's displaylink stays masked */
+	nwarn = 0;
+	CHECK_EQ(profset_load_mode(&s, dirs, 2, PROFSET_SKIP_BAD, count_warn,
+				   NULL, &skipped, &e), 0);
+	CHECK_EQ(skipped, 1);
+	CHECK_EQ(nwarn, 1);
+	CHECK(profset_find(&s, "displaylink") == NULL);
+	CHECK(profset_find(&s, "other") != NULL);
+	CHECK(strstr(lastwarn, "displaylink.json") != NULL);
+	CHECK(strstr(lastwarn, "stays masked") != NULL);
+	profset_free(&s);
+
+	/* an override that is no file at all (a dangling link) masks too,
+	 * also on reload, where odd files are skipped
+	 */
+	unlink(path);
+	CHECK_EQ(symlink("/nonexistent/displaylink.json", path), 0);
+	nwarn = 0;
+	CHECK_EQ(profset_load_mode(&s, dirs, 2, PROFSET_SKIP_ODD, count_warn,
+				   NULL, NULL, &e), 0);
+	CHECK(profset_find(&s, "displaylink") == NULL);
+	CHECK(strstr(lastwarn, "stays masked") != NULL);
+	profset_free(&s);
+
+	/* a good override still replaces it, with no warning */
+	unlink(path);
+	write_file(path, "{\"match\": {}, \"settings\": {\"qmult\": 4}}");
+	nwarn = 0;
+	CHECK_EQ(profset_load_mode(&s, dirs, 2, PROFSET_SKIP_BAD, count_warn,
+				   NULL, NULL, &e), 0);
+	CHECK(profset_find(&s, "displaylink") != NULL);
+	CHECK_EQ(nwarn, 0);
+	profset_free(&s);
+
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/displaylink.json", vt);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/other.json", vt);
+	unlink(path);
+	rmdir(vt);
+	rmdir(at);
+}
+
+/* Records carry the boot they were written in: a runtime directory that
+ * outlived a reboot (not a tmpfs) never hands originals to the device
+ * that has the same ifindex now. One without a boot id (an older usbethd)
+ * is kept only when its ifindex still has its name.
+ */
+static void t_state_boot(void)
+{
+	char tmpl[] = "/tmp/usbethd-boot.XXXXXX", path[160], text[512];
+	struct rec r = { 0 }, *list = NULL;
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	CHECK(mkdtemp(tmpl) != NULL);
+	snprintf(path, sizeof(path), "%s/dev-1", tmpl);
+	r.ifindex = 1;		/* the loopback: its name is "lo" here */
+	strcpy(r.ifname, "lo");
+	r.orig[K_MTU] = 65536;
+	r.orig_has = 1U << K_MTU;
+	CHECK_EQ(state_save(tmpl, &r), 0);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (f) {
+		size_t n = fread(text, 1, sizeof(text) - 1, f);
+
+		text[n] = 0;
+		fclose(f);
+		CHECK(strstr(text, "\nboot ") != NULL);
+	}
+	CHECK_EQ(state_load_all(tmpl, &list, NULL, true), 1);
+	if (list) {
+		free(list);
+		list = NULL;
+	}
+#define PUT(body) do { \
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600); \
+		CHECK(fd >= 0); \
+		CHECK(write(fd, body, strlen(body)) == (ssize_t)strlen(body)); \
+		close(fd); \
+	} while (0)
+	/* another boot's: dropped, and removed */
+	PUT("usbethd-record 1\nboot 00000000-0000-4000-8000-000000000000\n"
+	    "ifindex 1\nifname lo\norig mtu 1500\n");
+	CHECK_EQ(state_load_all(tmpl, &list, NULL, true), 0);
+	CHECK(list == NULL);
+	CHECK(stat(path, &st) != 0);
+	/* not a boot id */
+	PUT("usbethd-record 1\nboot ../../x\nifindex 1\nifname lo\n"
+	    "orig mtu 1500\n");
+	CHECK_EQ(state_load_all(tmpl, &list, NULL, true), 0);
+	CHECK(list == NULL);
+	/* no boot id: kept while the name holds ... */
+	PUT("usbethd-record 1\nifindex 1\nifname lo\norig mtu 1500\n");
+	CHECK_EQ(state_load_all(tmpl, &list, NULL, true), 1);
+	if (list) {
+		free(list);
+		list = NULL;
+	}
+	/* ... and dropped when the ifindex has another name */
+	PUT("usbethd-record 1\nifindex 1\nifname eth9\norig mtu 1500\n");
+	CHECK_EQ(state_load_all(tmpl, &list, NULL, true), 0);
+	CHECK(list == NULL);
+	CHECK(stat(path, &st) != 0);
+	/* read-only (--explain): a bad record is skipped, not removed */
+	PUT("usbethd-record 1\nifindex 1\nifname eth9\norig mtu 1500\n");
+	CHECK_EQ(state_load_all(tmpl, &list, NULL, false), 0);
+	CHECK_EQ(stat(path, &st), 0);
+	unlink(path);
+#undef PUT
+	rmdir(tmpl);
+}
+
 /* Records on disk: what is written is read back; anything else is
  * dropped, never half-trusted.
  */
@@ -622,7 +764,7 @@ static void t_state(void)
 	snprintf(path, sizeof(path), "%s/dev-7", tmpl);
 	CHECK_EQ(stat(path, &st), 0);
 	CHECK_EQ(st.st_mode & 07777, 0600);
-	n = state_load_all(tmpl, &list, NULL);
+	n = state_load_all(tmpl, &list, NULL, true);
 	CHECK_EQ(n, 1);
 	l = list;
 	CHECK(l != NULL);
@@ -672,7 +814,7 @@ static void t_state(void)
 			CHECK(write(fd, bad[i], i == 10 ? 42 : strlen(bad[i])) > 0);
 			close(fd);
 			list = NULL;
-			CHECK_EQ(state_load_all(tmpl, &list, NULL), 0);
+			CHECK_EQ(state_load_all(tmpl, &list, NULL, true), 0);
 			CHECK(list == NULL);
 			CHECK(stat(path, &st) != 0);
 		}
@@ -683,7 +825,7 @@ static void t_state(void)
 		fchmod(fd, 0666);
 		close(fd);
 		list = NULL;
-		CHECK_EQ(state_load_all(tmpl, &list, NULL), 0);
+		CHECK_EQ(state_load_all(tmpl, &list, NULL, true), 0);
 		CHECK(list == NULL);
 	}
 	/* the lock: 0600 even when an older usbethd made it 0644 */
@@ -747,7 +889,9 @@ static const struct unit_test tests[] = {
 	{ "directories_override_mask_error", t_directories },
 	{ "resolve_wanted_values", t_resolve },
 	{ "bad_files_skipped_unopened", t_bad_files },
+	{ "broken_override_keeps_masked", t_override_broken },
 	{ "state_records", t_state },
+	{ "state_boot_id", t_state_boot },
 	{ "knob_names", t_knob_names },
 	{ "line_col", t_line_col },
 };
