@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# More TX queues than one attribute can carry: a queue's BQL nest is 52
+# bytes and an attribute's length is 16 bits, so from about 1261 queues one
+# bql-queues nest would wrap its length and a parser would read the rest of
+# the queues as top-level attributes. The family splits them over several
+# bql-queues attributes (uapi/usbeth.yaml: bql-queues-per-nest). With ifb
+# netdevs of 2048 and 4096 TX queues (4095 is the largest index
+# bql-queue-index takes), GET, a dump, a SET's echo and its CHANGE
+# notification carry every queue once, in order, as read by libusbeth
+# (usbethctl) and by the kernel's python YNL library reading the spec.
+source "$(dirname "$0")/lib.sh"
+
+YNL_PY=$(ksft_helper ynl_usbeth.py)
+USBETH_YNL=${USBETH_YNL:-${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth}/ynl}
+export USBETH_YNL
+[ -f "$USBETH_YNL/tools/net/ynl/lib/ynl.py" ] ||
+	env_missing "the kernel's YNL library is not in $USBETH_YNL (USBETH_YNL: a kernel tree's tools/net/ynl parent; scripts/setup.sh unpacks one)"
+python3 -c 'import yaml, jsonschema' 2>/dev/null ||
+	env_missing "python3-yaml or python3-jsonschema is missing"
+[ -r "$USBETH_SPEC" ] || env_missing "no family spec at $USBETH_SPEC"
+
+NS=usbeth-qn
+trap 'monitor_stop_all; ip netns del "$NS" 2>/dev/null' EXIT
+ktap_plan 12
+modprobe ifb numifbs=0 || bail "modprobe ifb"
+ip netns add "$NS" || bail "ip netns add $NS"
+ip -n "$NS" link add q2048 numtxqueues 2048 numrxqueues 1 type ifb &&
+	ip -n "$NS" link add q4096 numtxqueues 4096 numrxqueues 1 type ifb ||
+	bail "cannot make ifb netdevs with 2048 and 4096 TX queues"
+
+# queue indices of usbethctl's key=value output, one line, space separated
+lib_queues() { sed -n 's/^bql\.\([0-9]*\)\.limit_max=.*/\1/p' | tr '\n' ' '; }
+upto() { seq 0 $(($1 - 1)) | tr '\n' ' '; }
+
+ktap_expect_eq lib_get_2048 "$(ue "$NS" get q2048 | lib_queues)" "$(upto 2048)"
+ktap_expect_eq lib_get_4096 "$(ue "$NS" get q4096 | lib_queues)" "$(upto 4096)"
+out=$(ue "$NS" dump 2>&1)
+ktap_expect_eq lib_dump \
+	"$(grep -o 'ifname=q[0-9]* .* bql_queues=[0-9]*' <<< "$out" | sed 's/^ifname=\(q[0-9]*\) .*bql_queues=/\1:/' | sort | tr '\n' ' ')" \
+	"q2048:2048 q4096:4096 "
+
+# ynl_queues JSON...: per JSON object (YNL's decoding of a device), its
+# queue indices in order, then the top-level keys that are not the spec's
+# dev attributes (a wrapped nest's queues read as top-level attributes)
+ynl_queues() {
+	python3 - "$USBETH_SPEC" "$@" <<'EOF'
+import json, sys, yaml
+spec = yaml.safe_load(open(sys.argv[1]))
+dev = next(s for s in spec['attribute-sets'] if s['name'] == 'dev')
+known = {a['name'] for a in dev['attributes']}
+for arg in sys.argv[2:]:
+    o = json.loads(arg)
+    nests = o.get('bql-queues', [])
+    if isinstance(nests, dict):
+        nests = [nests]
+    idx = [q['index'] for n in nests for q in n.get('bql-queue', [])]
+    stray = sorted(set(o) - known)
+    print(' '.join(map(str, idx)), 'stray:', ','.join(stray) or '-')
+EOF
+}
+yn() { ip netns exec "$NS" python3 "$YNL_PY" "$@" 2>&1; }
+
+ktap_expect_eq ynl_get_2048 "$(ynl_queues "$(yn get q2048)")" "$(upto 2048)stray: -"
+ktap_expect_eq ynl_get_4096 "$(ynl_queues "$(yn get q4096)")" "$(upto 4096)stray: -"
+dump=$(yn dump)
+counts=$(while read -r l; do
+	n=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["ifname"])' "$l" 2>/dev/null) || n=?
+	[ "${n#q}" != "$n" ] || continue
+	echo "$n:$(ynl_queues "$l" | wc -w)"
+done <<< "$dump" | sort | tr '\n' ' ')
+# wc -w counts the indices plus "stray:" and its value
+ktap_expect_eq ynl_dump "$counts" "q2048:2050 q4096:4098 "
+
+monitor_start "$NS"
+out=$(ue "$NS" set -e q4096 bql_limit_max=12345)
+ktap_expect_eq set_echo_every_queue "$(lib_queues <<< "$out")" "$(upto 4096)"
+ktap_expect_eq every_queue_in_sysfs "$(ip netns exec "$NS" sh -c \
+	'cat /sys/class/net/q4096/queues/tx-*/byte_queue_limits/limit_max' | grep -cx 12345)" 4096
+ktap_check change_notified monitor_expect '^change .*ifname=q4096'
+ktap_expect_eq ynl_get_after_set \
+	"$(python3 -c '
+import json, sys
+o = json.loads(sys.argv[1])
+n = o["bql-queues"]
+n = [n] if isinstance(n, dict) else n
+print(sorted({q["limit-max"] for x in n for q in x["bql-queue"]}))' "$(yn get q4096)" 2>&1)" "[12345]"
+ktap_check set_last_queue ue "$NS" set q4096 bql_limit_max=777 bql_queue=4095
+ktap_expect_eq last_queue_in_sysfs "$(sysfs_of "$NS" q4096 queues/tx-4095/byte_queue_limits/limit_max)" 777
+ktap_finish
