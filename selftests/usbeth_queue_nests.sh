@@ -30,52 +30,70 @@ ip -n "$NS" link add q2048 numtxqueues 2048 numrxqueues 1 type ifb &&
 	ip -n "$NS" link add q4096 numtxqueues 4096 numrxqueues 1 type ifb ||
 	bail "cannot make ifb netdevs with 2048 and 4096 TX queues"
 
-# queue indices of usbethctl's key=value output, one line, space separated
-lib_queues() { sed -n 's/^bql\.\([0-9]*\)\.limit_max=.*/\1/p' | tr '\n' ' '; }
-upto() { seq 0 $(($1 - 1)) | tr '\n' ' '; }
+# queues_summary: reads queue indices, one a line; prints "N queues" when
+# they are 0..N-1 once each and in order, else what is wrong with them
+queues_summary() {
+	awk 'BEGIN { n = 0; bad = "" }
+	     { if ($1 != n && bad == "") bad = " (index " $1 " at position " n ")"; n++ }
+	     END { print n " queues" bad }'
+}
+# shown NAME TEXT: TEXT's first lines as diagnostics (for a failed check)
+shown() { printf '%s\n' "$2" | head -n 8 | cut -c1-200 | sed "s/^/# $1: /"; }
+# lib_q NETNS ARGS...: usbethctl's output (queue indices summarised)
+lib_q() {
+	local out
+	out=$(ue "$@" 2>&1)
+	sed -n 's/^bql\.\([0-9]*\)\.limit_max=.*/\1/p' <<< "$out" | queues_summary
+	grep -q '^bql\.' <<< "$out" || shown usbethctl "$out" >&2
+}
 
-ktap_expect_eq lib_get_2048 "$(ue "$NS" get q2048 | lib_queues)" "$(upto 2048)"
-ktap_expect_eq lib_get_4096 "$(ue "$NS" get q4096 | lib_queues)" "$(upto 4096)"
-out=$(ue "$NS" dump 2>&1)
-ktap_expect_eq lib_dump \
-	"$(grep -o 'ifname=q[0-9]* .* bql_queues=[0-9]*' <<< "$out" | sed 's/^ifname=\(q[0-9]*\) .*bql_queues=/\1:/' | sort | tr '\n' ' ')" \
-	"q2048:2048 q4096:4096 "
-
-# ynl_queues JSON...: per JSON object (YNL's decoding of a device), its
-# queue indices in order, then the top-level keys that are not the spec's
-# dev attributes (a wrapped nest's queues read as top-level attributes)
-ynl_queues() {
-	python3 - "$USBETH_SPEC" "$@" <<'EOF'
+# YNL, with a receive buffer that holds the largest reply (4096 queues:
+# about 213 KB; YNL's default is 128 KiB)
+yn() { ip netns exec "$NS" env USBETH_YNL_RECV=1048576 python3 "$YNL_PY" "$@" 2>&1; }
+# ynl_q JSON: a device as YNL decoded it: its queue indices summarised,
+# then the top-level keys that are not the spec's dev attributes (a
+# wrapped nest's queues read as top-level attributes)
+ynl_q() {
+	python3 - "$USBETH_SPEC" "$1" <<'EOF2'
 import json, sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
 dev = next(s for s in spec['attribute-sets'] if s['name'] == 'dev')
 known = {a['name'] for a in dev['attributes']}
-for arg in sys.argv[2:]:
-    o = json.loads(arg)
-    nests = o.get('bql-queues', [])
-    if isinstance(nests, dict):
-        nests = [nests]
-    idx = [q['index'] for n in nests for q in n.get('bql-queue', [])]
-    stray = sorted(set(o) - known)
-    print(' '.join(map(str, idx)), 'stray:', ','.join(stray) or '-')
-EOF
+try:
+    o = json.loads(sys.argv[2])
+except ValueError:
+    print('not decoded:', sys.argv[2][:300].replace('\n', ' | '))
+    sys.exit(0)
+nests = o.get('bql-queues', [])
+if isinstance(nests, dict):
+    nests = [nests]
+idx = [q['index'] for n in nests for q in n.get('bql-queue', [])]
+bad = next((f' (index {v} at position {i})' for i, v in enumerate(idx) if v != i), '')
+print(f'{len(idx)} queues{bad} stray:', ','.join(sorted(set(o) - known)) or '-')
+EOF2
 }
-yn() { ip netns exec "$NS" python3 "$YNL_PY" "$@" 2>&1; }
 
-ktap_expect_eq ynl_get_2048 "$(ynl_queues "$(yn get q2048)")" "$(upto 2048)stray: -"
-ktap_expect_eq ynl_get_4096 "$(ynl_queues "$(yn get q4096)")" "$(upto 4096)stray: -"
+ktap_expect_eq lib_get_2048 "$(lib_q "$NS" get q2048)" "2048 queues"
+ktap_expect_eq lib_get_4096 "$(lib_q "$NS" get q4096)" "4096 queues"
+out=$(ue "$NS" dump 2>&1)
+got=$(grep -o 'ifname=q[0-9]* .* bql_queues=[0-9]*' <<< "$out" | sed 's/^ifname=\(q[0-9]*\) .*bql_queues=/\1:/' | sort | tr '\n' ' ')
+[ "$got" = "q2048:2048 q4096:4096 " ] || shown dump "$out"
+ktap_expect_eq lib_dump "$got" "q2048:2048 q4096:4096 "
+
+ktap_expect_eq ynl_get_2048 "$(ynl_q "$(yn get q2048)")" "2048 queues stray: -"
+ktap_expect_eq ynl_get_4096 "$(ynl_q "$(yn get q4096)")" "4096 queues stray: -"
 dump=$(yn dump)
-counts=$(while read -r l; do
-	n=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["ifname"])' "$l" 2>/dev/null) || n=?
-	[ "${n#q}" != "$n" ] || continue
-	echo "$n:$(ynl_queues "$l" | wc -w)"
+got=$(while read -r l; do
+	case $l in *'"ifname": "q'*) ;; *) continue ;; esac
+	n=$(sed 's/.*"ifname": "\(q[0-9]*\)".*/\1/' <<< "$l")
+	echo "$n: $(ynl_q "$l")"
 done <<< "$dump" | sort | tr '\n' ' ')
-# wc -w counts the indices plus "stray:" and its value
-ktap_expect_eq ynl_dump "$counts" "q2048:2050 q4096:4098 "
+want="q2048: 2048 queues stray: - q4096: 4096 queues stray: - "
+[ "$got" = "$want" ] || shown ynl-dump "$dump"
+ktap_expect_eq ynl_dump "$got" "$want"
 
 monitor_start "$NS"
-out=$(ue "$NS" set -e q4096 bql_limit_max=12345)
-ktap_expect_eq set_echo_every_queue "$(lib_queues <<< "$out")" "$(upto 4096)"
+ktap_expect_eq set_echo_every_queue "$(lib_q "$NS" set -e q4096 bql_limit_max=12345)" "4096 queues"
 ktap_expect_eq every_queue_in_sysfs "$(ip netns exec "$NS" sh -c \
 	'cat /sys/class/net/q4096/queues/tx-*/byte_queue_limits/limit_max' | grep -cx 12345)" 4096
 ktap_check change_notified monitor_expect '^change .*ifname=q4096'
@@ -85,7 +103,7 @@ import json, sys
 o = json.loads(sys.argv[1])
 n = o["bql-queues"]
 n = [n] if isinstance(n, dict) else n
-print(sorted({q["limit-max"] for x in n for q in x["bql-queue"]}))' "$(yn get q4096)" 2>&1)" "[12345]"
+print(sorted({q["limit-max"] for x in n for q in x["bql-queue"]}))' "$(yn get q4096)" 2>&1 | tail -n 1)" "[12345]"
 ktap_check set_last_queue ue "$NS" set q4096 bql_limit_max=777 bql_queue=4095
 ktap_expect_eq last_queue_in_sysfs "$(sysfs_of "$NS" q4096 queues/tx-4095/byte_queue_limits/limit_max)" 777
 ktap_finish

@@ -50,7 +50,13 @@ from lib import YnlFamily, NlError  # noqa: E402  (the path is set just above)
 def family():
     with open(SPEC) as f:
         proto = yaml.safe_load(f).get('protocol', 'genetlink')
-    return YnlFamily(SPEC, os.path.join(YNL, 'Documentation', 'netlink', proto + '.yaml'))
+    schema = os.path.join(YNL, 'Documentation', 'netlink', proto + '.yaml')
+    # USBETH_YNL_RECV: a receive buffer for replies larger than YNL's
+    # default (128 KiB), e.g. a device with thousands of TX queues
+    recv = int(os.environ.get('USBETH_YNL_RECV', '0'))
+    if recv:
+        return YnlFamily(SPEC, schema, recv_size=recv)
+    return YnlFamily(SPEC, schema)
 
 
 def dumps(obj):
