@@ -50,27 +50,34 @@ lib_q() {
 # YNL, with a receive buffer that holds the largest reply (4096 queues:
 # about 213 KB; YNL's default is 128 KiB)
 yn() { ip netns exec "$NS" env USBETH_YNL_RECV=1048576 python3 "$YNL_PY" "$@" 2>&1; }
-# ynl_q JSON: a device as YNL decoded it: its queue indices summarised,
-# then the top-level keys that are not the spec's dev attributes (a
-# wrapped nest's queues read as top-level attributes)
+# ynl_q [KEY] < JSON: a device as YNL decoded it (a JSON line on stdin; a
+# reply is too long for an argument): its queue indices summarised, then
+# the top-level keys that are not the spec's dev attributes (a wrapped
+# nest's queues read as top-level attributes); with KEY, the set of that
+# key's values over the queues instead
 ynl_q() {
-	python3 - "$USBETH_SPEC" "$1" <<'EOF2'
+	python3 -c '
 import json, sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
-dev = next(s for s in spec['attribute-sets'] if s['name'] == 'dev')
-known = {a['name'] for a in dev['attributes']}
+dev = next(s for s in spec["attribute-sets"] if s["name"] == "dev")
+known = {a["name"] for a in dev["attributes"]}
+raw = sys.stdin.read()
 try:
-    o = json.loads(sys.argv[2])
+    o = json.loads(raw)
 except ValueError:
-    print('not decoded:', sys.argv[2][:300].replace('\n', ' | '))
+    print("not decoded:", raw[-300:].replace("\n", " | "))
     sys.exit(0)
-nests = o.get('bql-queues', [])
+nests = o.get("bql-queues", [])
 if isinstance(nests, dict):
     nests = [nests]
-idx = [q['index'] for n in nests for q in n.get('bql-queue', [])]
-bad = next((f' (index {v} at position {i})' for i, v in enumerate(idx) if v != i), '')
-print(f'{len(idx)} queues{bad} stray:', ','.join(sorted(set(o) - known)) or '-')
-EOF2
+qs = [q for n in nests for q in n.get("bql-queue", [])]
+if len(sys.argv) > 2:
+    print(sorted({q.get(sys.argv[2]) for q in qs}))
+    sys.exit(0)
+idx = [q["index"] for q in qs]
+bad = next((f" (index {v} at position {i})" for i, v in enumerate(idx) if v != i), "")
+print(f"{len(idx)} queues{bad} stray:", ",".join(sorted(set(o) - known)) or "-")
+' "$USBETH_SPEC" "$@"
 }
 
 ktap_expect_eq lib_get_2048 "$(lib_q "$NS" get q2048)" "2048 queues"
@@ -80,13 +87,13 @@ got=$(grep -o 'ifname=q[0-9]* .* bql_queues=[0-9]*' <<< "$out" | sed 's/^ifname=
 [ "$got" = "q2048:2048 q4096:4096 " ] || shown dump "$out"
 ktap_expect_eq lib_dump "$got" "q2048:2048 q4096:4096 "
 
-ktap_expect_eq ynl_get_2048 "$(ynl_q "$(yn get q2048)")" "2048 queues stray: -"
-ktap_expect_eq ynl_get_4096 "$(ynl_q "$(yn get q4096)")" "4096 queues stray: -"
+ktap_expect_eq ynl_get_2048 "$(yn get q2048 | ynl_q)" "2048 queues stray: -"
+ktap_expect_eq ynl_get_4096 "$(yn get q4096 | ynl_q)" "4096 queues stray: -"
 dump=$(yn dump)
 got=$(while read -r l; do
 	case $l in *'"ifname": "q'*) ;; *) continue ;; esac
 	n=$(sed 's/.*"ifname": "\(q[0-9]*\)".*/\1/' <<< "$l")
-	echo "$n: $(ynl_q "$l")"
+	echo "$n: $(ynl_q <<< "$l")"
 done <<< "$dump" | sort | tr '\n' ' ')
 want="q2048: 2048 queues stray: - q4096: 4096 queues stray: - "
 [ "$got" = "$want" ] || shown ynl-dump "$dump"
@@ -97,13 +104,7 @@ ktap_expect_eq set_echo_every_queue "$(lib_q "$NS" set -e q4096 bql_limit_max=12
 ktap_expect_eq every_queue_in_sysfs "$(ip netns exec "$NS" sh -c \
 	'cat /sys/class/net/q4096/queues/tx-*/byte_queue_limits/limit_max' | grep -cx 12345)" 4096
 ktap_check change_notified monitor_expect '^change .*ifname=q4096'
-ktap_expect_eq ynl_get_after_set \
-	"$(python3 -c '
-import json, sys
-o = json.loads(sys.argv[1])
-n = o["bql-queues"]
-n = [n] if isinstance(n, dict) else n
-print(sorted({q["limit-max"] for x in n for q in x["bql-queue"]}))' "$(yn get q4096)" 2>&1 | tail -n 1)" "[12345]"
+ktap_expect_eq ynl_get_after_set "$(yn get q4096 | ynl_q limit-max)" "[12345]"
 ktap_check set_last_queue ue "$NS" set q4096 bql_limit_max=777 bql_queue=4095
 ktap_expect_eq last_queue_in_sysfs "$(sysfs_of "$NS" q4096 queues/tx-4095/byte_queue_limits/limit_max)" 777
 ktap_finish

@@ -22,6 +22,7 @@ import errno
 import json
 import os
 import select
+import socket
 import sys
 import time
 
@@ -52,11 +53,14 @@ def family():
         proto = yaml.safe_load(f).get('protocol', 'genetlink')
     schema = os.path.join(YNL, 'Documentation', 'netlink', proto + '.yaml')
     # USBETH_YNL_RECV: a receive buffer for replies larger than YNL's
-    # default (128 KiB), e.g. a device with thousands of TX queues
+    # default (128 KiB), e.g. a device with thousands of TX queues; the
+    # socket's buffer is raised to match (the kernel caps it at rmem_max)
     recv = int(os.environ.get('USBETH_YNL_RECV', '0'))
-    if recv:
-        return YnlFamily(SPEC, schema, recv_size=recv)
-    return YnlFamily(SPEC, schema)
+    if not recv:
+        return YnlFamily(SPEC, schema)
+    ynl = YnlFamily(SPEC, schema, recv_size=recv)
+    ynl.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, recv)
+    return ynl
 
 
 def dumps(obj):
