@@ -176,13 +176,25 @@ int usbeth_bql_check_request(const struct usbeth_req *req)
 		u32 min = amin ? nla_get_u32(amin) : READ_ONCE(dql->min_limit);
 		u32 max = amax ? nla_get_u32(amax) : READ_ONCE(dql->max_limit);
 
-		if (min > max) {
-			usbeth_extack_msg(req->extack, amin ? amin : amax,
+		if (min <= max)
+			continue;
+		/* both given: the queue's own values do not matter */
+		if (amin && amax)
+			usbeth_extack_msg(req->extack, amin,
 					  "bql-limit-min is above bql-limit-max",
-					  "bql-limit-min %u is above bql-limit-max %u on %s TX queue %u",
-					  min, max, req->dev->name, q);
-			return -EINVAL;
-		}
+					  "bql-limit-min %u is above bql-limit-max %u on %s",
+					  min, max, req->dev->name);
+		else if (amin)
+			usbeth_extack_msg(req->extack, amin,
+					  "bql-limit-min is above bql-limit-max",
+					  "%s tx-%u: bql-limit-min %u > limit_max %u",
+					  req->dev->name, q, min, max);
+		else
+			usbeth_extack_msg(req->extack, amax,
+					  "bql-limit-min is above bql-limit-max",
+					  "%s tx-%u: bql-limit-max %u < limit_min %u",
+					  req->dev->name, q, max, min);
+		return -EINVAL;
 	}
 	return 0;
 }

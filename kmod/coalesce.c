@@ -143,9 +143,7 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 	const struct ethtool_ops *ops = req->dev->ethtool_ops;
 	struct kernel_ethtool_coalesce kec;
 	struct ethtool_coalesce ec;
-	char what[80], drv[32];
 	unsigned int i;
-	size_t len;
 	int err;
 
 	err = coal_begin(req->dev);
@@ -168,13 +166,18 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 refused:
 	if (req->extack && req->extack->_msg)
 		return err;	/* the driver said why */
-	for (i = 0, len = 0; i < n && len < sizeof(what); i++)
-		len += scnprintf(what + len, sizeof(what) - len, "%s%s %u",
-				 i ? ", " : "", coal_name(attrs[i]), vals[i]);
-	usbeth_extack_msg(req->extack, nla, "the driver refused the coalesce values",
-			  "%s: driver %s of %s refused %s (%d)", what,
-			  usbeth_driver_name(req->dev, drv, sizeof(drv)),
-			  req->dev->name, n > 1 ? "them" : "it", err);
+	/* the first knob of the group, and how many came with it */
+	if (n > 1)
+		usbeth_extack_msg(req->extack, nla,
+				  "the driver refused the coalesce values",
+				  "%s %u (and more): %s refused them (%d)",
+				  coal_name(attrs[0]), vals[0],
+				  req->dev->name, err);
+	else
+		usbeth_extack_msg(req->extack, nla,
+				  "the driver refused the coalesce values",
+				  "%s %u: %s refused it (%d)", coal_name(attrs[0]),
+				  vals[0], req->dev->name, err);
 	return err;
 }
 

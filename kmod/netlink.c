@@ -496,7 +496,7 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 		if (!(req.caps & k->cap)) {
 			usbeth_extack_msg(extack, a,
 					  "knob not supported by this device",
-					  "%s is not supported by %s (driver %s)",
+					  "%s is not supported by %s (driver %.16s)",
 					  k->name, req.dev->name,
 					  usbeth_driver_name(req.dev, drv,
 							     sizeof(drv)));
@@ -512,7 +512,7 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (tb[USBETH_A_BQL_QUEUE_INDEX] && !(req.caps & USBETH_CAP_BQL)) {
 		usbeth_extack_msg(extack, tb[USBETH_A_BQL_QUEUE_INDEX],
 				  "bql-queue is not supported by this device",
-				  "bql-queue is not supported by %s (driver %s)",
+				  "bql-queue is not supported by %s (driver %.16s)",
 				  req.dev->name,
 				  usbeth_driver_name(req.dev, drv, sizeof(drv)));
 		err = -EOPNOTSUPP;

@@ -39,7 +39,7 @@ expect bql_min_above_max_given_both \
 ue "$NS" set "$N" bql_limit_max=1000 > /dev/null || bail "set bql_limit_max"
 expect bql_min_above_queue_max \
 	"$(refusal "$NS" "$N" bql_limit_min=1879048192)" \
-	"$N tx-0: bql-limit-min 1879048192 is above limit_max 1000" \
+	"$N tx-0: bql-limit-min 1879048192 > limit_max 1000" \
 	"bql-limit-min is above bql-limit-max"
 
 ncm_setup -s super
@@ -49,7 +49,7 @@ ip -n "$H" link set "$NCM_HOST_IF" down &&
 NCM_HOST_IF=$N
 expect ntb_above_device_max \
 	"$(refusal "$H" "$N" ntb_rx_max=20000)" \
-	"ntb-rx-max 20000 is above the maximum of $N: 16384 bytes" \
+	"ntb-rx-max 20000 is above the maximum of $N: 16384" \
 	"NTB size above the device's maximum (cdc_ncm/dwNtbInMaxSize, dwNtbOutMaxSize)"
 expect knob_not_supported \
 	"$(refusal "$H" "$N" qmult=5)" \
