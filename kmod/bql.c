@@ -238,12 +238,15 @@ static bool hold_same(struct net_device *dev, u32 now, u32 val)
 
 const struct usbeth_knob usbeth_bql_knobs[3] = {
 	{ .attr = USBETH_A_BQL_LIMIT_MIN, .name = "bql-limit-min",
+	  .flag = USBETH_KNOB_BIT_BQL_LIMIT_MIN,
 	  .cap = USBETH_CAP_BQL, .per_queue = true,
 	  .get = bql_get, .set = bql_set },
 	{ .attr = USBETH_A_BQL_LIMIT_MAX, .name = "bql-limit-max",
+	  .flag = USBETH_KNOB_BIT_BQL_LIMIT_MAX,
 	  .cap = USBETH_CAP_BQL, .per_queue = true,
 	  .get = bql_get, .set = bql_set },
 	{ .attr = USBETH_A_BQL_HOLD_TIME, .name = "bql-hold-time",
+	  .flag = USBETH_KNOB_BIT_BQL_HOLD_TIME,
 	  .cap = USBETH_CAP_BQL, .per_queue = true,
 	  .get = bql_get, .set = bql_set, .same = hold_same },
 };

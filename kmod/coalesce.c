@@ -183,15 +183,19 @@ refused:
 
 const struct usbeth_knob usbeth_coalesce_knobs[4] = {
 	{ .attr = USBETH_A_COAL_TX_USECS, .name = "tx-usecs",
+	  .flag = USBETH_KNOB_BIT_COAL_TX_USECS,
 	  .cap = USBETH_CAP_COAL_TX_USECS,
 	  .get = coal_get, .set_group = coal_set_group },
 	{ .attr = USBETH_A_COAL_TX_FRAMES, .name = "tx-frames",
+	  .flag = USBETH_KNOB_BIT_COAL_TX_FRAMES,
 	  .cap = USBETH_CAP_COAL_TX_FRAMES,
 	  .get = coal_get, .set_group = coal_set_group },
 	{ .attr = USBETH_A_COAL_RX_USECS, .name = "rx-usecs",
+	  .flag = USBETH_KNOB_BIT_COAL_RX_USECS,
 	  .cap = USBETH_CAP_COAL_RX_USECS,
 	  .get = coal_get, .set_group = coal_set_group },
 	{ .attr = USBETH_A_COAL_RX_FRAMES, .name = "rx-frames",
+	  .flag = USBETH_KNOB_BIT_COAL_RX_FRAMES,
 	  .cap = USBETH_CAP_COAL_RX_FRAMES,
 	  .get = coal_get, .set_group = coal_set_group },
 };

@@ -314,14 +314,17 @@ static int timer_set(const struct usbeth_req *req, int attr,
 const struct usbeth_knob usbeth_ncm_knobs[3] = {
 	{
 		.attr = USBETH_A_NTB_RX_MAX, .name = "ntb-rx-max",
+		.flag = USBETH_KNOB_BIT_NTB_RX_MAX,
 		.cap = USBETH_CAP_NTB, .check = ntb_rx_check,
 		.get = ntb_rx_get, .set = ntb_rx_set,
 	}, {
 		.attr = USBETH_A_NTB_TX_MAX, .name = "ntb-tx-max",
+		.flag = USBETH_KNOB_BIT_NTB_TX_MAX,
 		.cap = USBETH_CAP_NTB, .check = ntb_tx_check,
 		.get = ntb_tx_get, .set = ntb_tx_set, .same = tx_same,
 	}, {
 		.attr = USBETH_A_TX_TIMER_USECS, .name = "tx-timer-usecs",
+		.flag = USBETH_KNOB_BIT_TX_TIMER_USECS,
 		.cap = USBETH_CAP_TX_TIMER, .check = timer_check,
 		.get = timer_get, .set = timer_set,
 	},

@@ -47,6 +47,7 @@ struct usbeth_req {
  */
 struct usbeth_knob {
 	int attr;		/* USBETH_A_* */
+	u32 flag;		/* USBETH_KNOB_BIT_*, for left-changed */
 	const char *name;	/* as users know it, e.g. "ntb-rx-max" */
 	u32 cap;
 	bool per_queue;
@@ -94,7 +95,7 @@ void usbeth_device_exit(void);
 
 /* netlink.c */
 int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
-		    u32 seq, int flags, u8 cmd);
+		    u32 seq, int flags, u8 cmd, u32 left);
 void usbeth_notify_dev(struct net_device *dev, u8 cmd);
 int usbeth_netlink_init(void);
 void usbeth_netlink_exit(void);
