@@ -91,6 +91,7 @@ static const struct nla_policy usbeth_set_nl_policy[USBETH_A_BQL_HOLD_TIME + 1] 
 int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
 		    u32 seq, int flags, u8 cmd, u32 left)
 {
+	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
 	struct usbeth_ident id;
 	unsigned int i;
 	char drv[32];
@@ -129,13 +130,21 @@ int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
 	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
 		const struct usbeth_knob *k = usbeth_knob_list[i];
 
-		if (!(id.caps & k->cap) || k->per_queue)
+		/* per queue: in bql-queues; coalesce: read once, below */
+		if (!(id.caps & k->cap) || k->per_queue || k->set_group)
 			continue;
 		if (k->get(dev, k->attr, 0, &val))
 			continue;
 		if (nla_put_u32(skb, k->attr, val))
 			goto cancel;
 	}
+	if (id.caps & USBETH_COAL_CAPS &&
+	    !usbeth_coalesce_get_all(dev, coal))
+		for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
+			if (id.caps & usbeth_coalesce_knobs[i].cap &&
+			    nla_put_u32(skb, usbeth_coalesce_knobs[i].attr,
+					coal[i]))
+				goto cancel;
 	if ((id.caps & USBETH_CAP_QMULT) && usbeth_qmult_active(dev, &val) &&
 	    nla_put_u32(skb, USBETH_A_QMULT_ACTIVE, val))
 		goto cancel;
@@ -525,7 +534,8 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct usbeth_hold h;
 	struct mutex *lock;	/* this device's SETs, where rtnl is not taken */
 	unsigned int i, q, len, n = 0, nsv = 0;
-	bool changed = false;
+	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
+	bool changed = false, coal_read = false;
 	u32 left;
 	char drv[32];
 	int err;
@@ -617,7 +627,15 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 			goto free;
 		}
 		for (q = s->first; q < s->last; q++) {
-			err = k->get(req.dev, k->attr, q, &s->old[q - s->first]);
+			/* the coalesce knobs from one read (fill_dev too) */
+			if (k->set_group && !coal_read)
+				err = usbeth_coalesce_get_all(req.dev, coal);
+			coal_read |= k->set_group && !err;
+			if (k->set_group && !err)
+				s->old[0] = coal[k - usbeth_coalesce_knobs];
+			else if (!err)
+				err = k->get(req.dev, k->attr, q,
+					     &s->old[q - s->first]);
 			if (err) {
 				usbeth_extack_msg(extack, s->attr,
 						  "cannot read the current value from the driver",

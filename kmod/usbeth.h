@@ -114,6 +114,11 @@ extern const struct usbeth_knob usbeth_gadget_knobs[1];
 
 /* coalesce.c: ethtool coalesce ops */
 u32 usbeth_coalesce_caps(struct net_device *dev);
+int usbeth_ethtool_begin(struct net_device *dev);
+void usbeth_ethtool_complete(struct net_device *dev);
+int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals);
+#define USBETH_COAL_CAPS (USBETH_CAP_COAL_TX_USECS | USBETH_CAP_COAL_TX_FRAMES | \
+			  USBETH_CAP_COAL_RX_USECS | USBETH_CAP_COAL_RX_FRAMES)
 extern const struct usbeth_knob usbeth_coalesce_knobs[4];
 
 /* bql.c */
