@@ -121,11 +121,26 @@ static int get_handle(struct ctx *x)
 	return CLI_EXIT_REFUSED;
 }
 
-/* "WHAT: strerror[ (hint)][: extack]", exit status 2. */
+/* The knob of each USBETH_KNOB_BIT_* bit, in bit order (uapi/usbeth.yaml). */
+static const int knob_attrs[] = {
+	USBETH_A_QMULT, USBETH_A_NTB_RX_MAX, USBETH_A_NTB_TX_MAX,
+	USBETH_A_TX_TIMER_USECS, USBETH_A_COAL_TX_USECS,
+	USBETH_A_COAL_TX_FRAMES, USBETH_A_COAL_RX_USECS,
+	USBETH_A_COAL_RX_FRAMES, USBETH_A_BQL_LIMIT_MIN,
+	USBETH_A_BQL_LIMIT_MAX, USBETH_A_BQL_HOLD_TIME,
+};
+
+/* "WHAT: strerror[ (hint)][: extack]", exit status 2; then, when a refused
+ * set left knobs changed, which ones.
+ */
 static int refused(struct ctx *x, const char *what, int err)
 {
 	const char *msg = x->u ? usbeth_errmsg(x->u) : "";
+	uint32_t left = x->u ? usbeth_err_left_changed(x->u) : 0;
 	const char *hint = "";
+	char knobs[256] = "";
+	size_t len = 0;
+	unsigned int i;
 
 	if (err == -EPERM || err == -EACCES)
 		hint = " (changing knobs needs CAP_NET_ADMIN)";
@@ -137,6 +152,15 @@ static int refused(struct ctx *x, const char *what, int err)
 		       "read the device back to see whether it was applied)";
 	say(x, "%s: %s%s%s%s", what, strerror(-err), hint, *msg ? ": " : "",
 	    msg);
+	if (!left)
+		return CLI_EXIT_REFUSED;
+	for (i = 0; i < sizeof(knob_attrs) / sizeof(knob_attrs[0]); i++)
+		if ((left & (1U << i)) && len < sizeof(knobs))
+			len += (size_t)snprintf(knobs + len, sizeof(knobs) - len,
+						"%s%s", len ? ", " : "",
+						usbeth_attr_name(knob_attrs[i]));
+	say(x, "%s: the device is left partly changed (%s): read it back",
+	    what, knobs);
 	return CLI_EXIT_REFUSED;
 }
 

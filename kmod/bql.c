@@ -22,13 +22,24 @@ bool usbeth_bql_capable(struct net_device *dev)
 	       !(dev->priv_flags & IFF_NO_QUEUE);
 }
 
+/*
+ * One TX queue's nest, and how many of them one BQL_QUEUES nest carries: a
+ * nest's length is a u16 (nla_len), so the queues of a device with more
+ * TX queues than that are split over consecutive BQL_QUEUES nests, in
+ * queue order (uapi/usbeth.yaml: bql-queues is multi-attr).
+ */
+#define BQL_QUEUE_NEST_SIZE \
+	(NLA_HDRLEN + 6 * (NLA_HDRLEN + NLA_ALIGN(sizeof(u32))))
+static_assert(NLA_HDRLEN + USBETH_BQL_QUEUES_PER_NEST * BQL_QUEUE_NEST_SIZE <=
+	      U16_MAX);
+
 /* What usbeth_bql_fill() may add for dev: a nest per TX queue it may have. */
 size_t usbeth_bql_size(const struct net_device *dev)
 {
 	if (!IS_ENABLED(CONFIG_BQL))
 		return 0;
-	return nla_total_size(0) + dev->num_tx_queues *
-	       (nla_total_size(0) + 6 * nla_total_size(sizeof(u32)));
+	return DIV_ROUND_UP(dev->num_tx_queues, USBETH_BQL_QUEUES_PER_NEST) *
+	       nla_total_size(0) + dev->num_tx_queues * BQL_QUEUE_NEST_SIZE;
 }
 
 #ifdef CONFIG_BQL
@@ -52,17 +63,22 @@ u32 usbeth_bql_accounting(struct net_device *dev)
 
 int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev)
 {
-	struct nlattr *queues, *queue;
+	struct nlattr *queues = NULL, *queue;
+	unsigned char *start = skb_tail_pointer(skb);
 	unsigned int q;
 
-	queues = nla_nest_start(skb, USBETH_A_BQL_QUEUES);
-	if (!queues)
-		return -EMSGSIZE;
 	for (q = 0; q < dev->real_num_tx_queues; q++) {
 		struct dql *dql = queue_dql(dev, q);
 		u32 inflight = READ_ONCE(dql->num_queued) -
 			       READ_ONCE(dql->num_completed);
 
+		if (!(q % USBETH_BQL_QUEUES_PER_NEST)) {
+			if (queues)
+				nla_nest_end(skb, queues);
+			queues = nla_nest_start(skb, USBETH_A_BQL_QUEUES);
+			if (!queues)
+				goto cancel;
+		}
 		queue = nla_nest_start(skb, USBETH_A_BQL_QUEUE);
 		if (!queue ||
 		    nla_put_u32(skb, USBETH_A_BQLQ_INDEX, q) ||
@@ -73,14 +89,20 @@ int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev)
 		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT_MAX,
 				READ_ONCE(dql->max_limit)) ||
 		    nla_put_u32(skb, USBETH_A_BQLQ_HOLD_TIME,
-				jiffies_to_msecs(READ_ONCE(dql->slack_hold_time)))) {
-			nla_nest_cancel(skb, queues);
-			return -EMSGSIZE;
-		}
+				jiffies_to_msecs(READ_ONCE(dql->slack_hold_time))))
+			goto cancel;
 		nla_nest_end(skb, queue);
 	}
+	/* a device with no TX queue yet still says so: an empty nest */
+	if (!queues)
+		queues = nla_nest_start(skb, USBETH_A_BQL_QUEUES);
+	if (!queues)
+		goto cancel;
 	nla_nest_end(skb, queues);
 	return 0;
+cancel:
+	nlmsg_trim(skb, start);
+	return -EMSGSIZE;
 }
 
 static int bql_get(struct net_device *dev, int attr, unsigned int q,
@@ -154,13 +176,25 @@ int usbeth_bql_check_request(const struct usbeth_req *req)
 		u32 min = amin ? nla_get_u32(amin) : READ_ONCE(dql->min_limit);
 		u32 max = amax ? nla_get_u32(amax) : READ_ONCE(dql->max_limit);
 
-		if (min > max) {
-			usbeth_extack_msg(req->extack, amin ? amin : amax,
+		if (min <= max)
+			continue;
+		/* both given: the queue's own values do not matter */
+		if (amin && amax)
+			usbeth_extack_msg(req->extack, amin,
 					  "bql-limit-min is above bql-limit-max",
-					  "bql-limit-min %u is above bql-limit-max %u on %s TX queue %u",
-					  min, max, req->dev->name, q);
-			return -EINVAL;
-		}
+					  "bql-limit-min %u is above bql-limit-max %u on %s",
+					  min, max, req->dev->name);
+		else if (amin)
+			usbeth_extack_msg(req->extack, amin,
+					  "bql-limit-min is above bql-limit-max",
+					  "%s tx-%u: bql-limit-min %u > limit_max %u",
+					  req->dev->name, q, min, max);
+		else
+			usbeth_extack_msg(req->extack, amax,
+					  "bql-limit-min is above bql-limit-max",
+					  "%s tx-%u: bql-limit-max %u < limit_min %u",
+					  req->dev->name, q, max, min);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -204,12 +238,15 @@ static bool hold_same(struct net_device *dev, u32 now, u32 val)
 
 const struct usbeth_knob usbeth_bql_knobs[3] = {
 	{ .attr = USBETH_A_BQL_LIMIT_MIN, .name = "bql-limit-min",
+	  .flag = USBETH_KNOB_BIT_BQL_LIMIT_MIN,
 	  .cap = USBETH_CAP_BQL, .per_queue = true,
 	  .get = bql_get, .set = bql_set },
 	{ .attr = USBETH_A_BQL_LIMIT_MAX, .name = "bql-limit-max",
+	  .flag = USBETH_KNOB_BIT_BQL_LIMIT_MAX,
 	  .cap = USBETH_CAP_BQL, .per_queue = true,
 	  .get = bql_get, .set = bql_set },
 	{ .attr = USBETH_A_BQL_HOLD_TIME, .name = "bql-hold-time",
+	  .flag = USBETH_KNOB_BIT_BQL_HOLD_TIME,
 	  .cap = USBETH_CAP_BQL, .per_queue = true,
 	  .get = bql_get, .set = bql_set, .same = hold_same },
 };

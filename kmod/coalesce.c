@@ -59,9 +59,9 @@ static u32 *coal_field(struct ethtool_coalesce *ec, int attr)
  * parent first (a runtime-suspended NIC may have detached its netdev, and
  * ops may touch its registers), take the device's ops lock where it has one
  * (compat.h), check the device is there, then the driver's begin;
- * coal_complete() undoes it.
+ * usbeth_ethtool_complete() undoes it.
  */
-static int coal_begin(struct net_device *dev)
+int usbeth_ethtool_begin(struct net_device *dev)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
 	int err = -ENODEV;
@@ -81,7 +81,7 @@ static int coal_begin(struct net_device *dev)
 	return err;
 }
 
-static void coal_complete(struct net_device *dev)
+void usbeth_ethtool_complete(struct net_device *dev)
 {
 	if (dev->ethtool_ops->complete)
 		dev->ethtool_ops->complete(dev);
@@ -90,13 +90,36 @@ static void coal_complete(struct net_device *dev)
 		pm_runtime_put(dev->dev.parent);
 }
 
-/* Between coal_begin() and coal_complete(). */
+/* Between usbeth_ethtool_begin() and usbeth_ethtool_complete(). */
 static int coal_read(struct net_device *dev, struct ethtool_coalesce *ec,
 		     struct kernel_ethtool_coalesce *kec)
 {
 	memset(ec, 0, sizeof(*ec));
 	memset(kec, 0, sizeof(*kec));
 	return dev->ethtool_ops->get_coalesce(dev, ec, kec, NULL);
+}
+
+/*
+ * Every coalesce knob's value from one get_coalesce() call, so that they
+ * come from one moment: vals[i] is usbeth_coalesce_knobs[i]'s.
+ */
+int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals)
+{
+	struct kernel_ethtool_coalesce kec;
+	struct ethtool_coalesce ec;
+	unsigned int i;
+	int err;
+
+	err = usbeth_ethtool_begin(dev);
+	if (err)
+		return err;
+	err = coal_read(dev, &ec, &kec);
+	usbeth_ethtool_complete(dev);
+	if (err)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
+		vals[i] = *coal_field(&ec, usbeth_coalesce_knobs[i].attr);
+	return 0;
 }
 
 static int coal_get(struct net_device *dev, int attr, unsigned int queue,
@@ -106,11 +129,11 @@ static int coal_get(struct net_device *dev, int attr, unsigned int queue,
 	struct ethtool_coalesce ec;
 	int err;
 
-	err = coal_begin(dev);
+	err = usbeth_ethtool_begin(dev);
 	if (err)
 		return err;
 	err = coal_read(dev, &ec, &kec);
-	coal_complete(dev);
+	usbeth_ethtool_complete(dev);
 	if (!err)
 		*val = *coal_field(&ec, attr);
 	return err;
@@ -143,12 +166,10 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 	const struct ethtool_ops *ops = req->dev->ethtool_ops;
 	struct kernel_ethtool_coalesce kec;
 	struct ethtool_coalesce ec;
-	char what[80], drv[32];
 	unsigned int i;
-	size_t len;
 	int err;
 
-	err = coal_begin(req->dev);
+	err = usbeth_ethtool_begin(req->dev);
 	if (err)
 		goto refused;
 	err = coal_read(req->dev, &ec, &kec);
@@ -160,7 +181,7 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 	/* listeners are told under the ops lock, as ethtool does */
 	if (!err)
 		usbeth_ethtool_notify(req->dev, ETHTOOL_MSG_COALESCE_NTF);
-	coal_complete(req->dev);
+	usbeth_ethtool_complete(req->dev);
 	if (err)
 		goto refused;
 	return 0;
@@ -168,27 +189,36 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 refused:
 	if (req->extack && req->extack->_msg)
 		return err;	/* the driver said why */
-	for (i = 0, len = 0; i < n && len < sizeof(what); i++)
-		len += scnprintf(what + len, sizeof(what) - len, "%s%s %u",
-				 i ? ", " : "", coal_name(attrs[i]), vals[i]);
-	usbeth_extack_msg(req->extack, nla, "the driver refused the coalesce values",
-			  "%s: driver %s of %s refused %s (%d)", what,
-			  usbeth_driver_name(req->dev, drv, sizeof(drv)),
-			  req->dev->name, n > 1 ? "them" : "it", err);
+	/* the first knob of the group, and how many came with it */
+	if (n > 1)
+		usbeth_extack_msg(req->extack, nla,
+				  "the driver refused the coalesce values",
+				  "%s %u (and more): %s refused them (%d)",
+				  coal_name(attrs[0]), vals[0],
+				  req->dev->name, err);
+	else
+		usbeth_extack_msg(req->extack, nla,
+				  "the driver refused the coalesce values",
+				  "%s %u: %s refused it (%d)", coal_name(attrs[0]),
+				  vals[0], req->dev->name, err);
 	return err;
 }
 
 const struct usbeth_knob usbeth_coalesce_knobs[4] = {
 	{ .attr = USBETH_A_COAL_TX_USECS, .name = "tx-usecs",
+	  .flag = USBETH_KNOB_BIT_COAL_TX_USECS,
 	  .cap = USBETH_CAP_COAL_TX_USECS,
 	  .get = coal_get, .set_group = coal_set_group },
 	{ .attr = USBETH_A_COAL_TX_FRAMES, .name = "tx-frames",
+	  .flag = USBETH_KNOB_BIT_COAL_TX_FRAMES,
 	  .cap = USBETH_CAP_COAL_TX_FRAMES,
 	  .get = coal_get, .set_group = coal_set_group },
 	{ .attr = USBETH_A_COAL_RX_USECS, .name = "rx-usecs",
+	  .flag = USBETH_KNOB_BIT_COAL_RX_USECS,
 	  .cap = USBETH_CAP_COAL_RX_USECS,
 	  .get = coal_get, .set_group = coal_set_group },
 	{ .attr = USBETH_A_COAL_RX_FRAMES, .name = "rx-frames",
+	  .flag = USBETH_KNOB_BIT_COAL_RX_FRAMES,
 	  .cap = USBETH_CAP_COAL_RX_FRAMES,
 	  .get = coal_get, .set_group = coal_set_group },
 };

@@ -135,12 +135,12 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 		strscpy(buf, "g_ether", len);
 		return buf;
 	}
-	if (ops && ops->get_drvinfo) {
+	/* as ethtool -i calls it: device awake, present, inside begin */
+	if (ops && ops->get_drvinfo && !usbeth_ethtool_begin(dev)) {
 		struct ethtool_drvinfo info = {};
 
-		usbeth_lock_ops(dev);
 		ops->get_drvinfo(dev, &info);
-		usbeth_unlock_ops(dev);
+		usbeth_ethtool_complete(dev);
 		if (info.driver[0]) {
 			strscpy(buf, info.driver, len);
 			return buf;

@@ -65,6 +65,7 @@ static int qmult_set(const struct usbeth_req *req, int attr, unsigned int queue,
 const struct usbeth_knob usbeth_gadget_knobs[1] = {
 	{
 		.attr = USBETH_A_QMULT, .name = "qmult",
+		.flag = USBETH_KNOB_BIT_QMULT,
 		.cap = USBETH_CAP_QMULT,
 		.get = qmult_get, .set = qmult_set,
 	},

@@ -195,9 +195,8 @@ static int ntb_check(const struct usbeth_req *req, const struct nlattr *attr,
 	if (val > max) {
 		usbeth_extack_msg(req->extack, attr,
 				  "NTB size above the device's maximum (cdc_ncm/dwNtbInMaxSize, dwNtbOutMaxSize)",
-				  "%s %u is above the maximum of %s: %u bytes (%s)",
-				  knob, val, req->dev->name, max,
-				  rx ? "dwNtbInMaxSize" : "dwNtbOutMaxSize");
+				  "%s %u is above the maximum of %s: %u",
+				  knob, val, req->dev->name, max);
 		return -ERANGE;
 	}
 	if (val < min) {
@@ -240,7 +239,6 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 	const char *knob = rx ? "ntb-rx-max" : "ntb-tx-max";
 	const char *file = rx ? "rx_max" : "tx_max";
 	u32 want = rx ? val : tx_pad(req->dev, tx_unpad(req->dev, val));
-	char drv[32];
 	u32 now;
 	int err;
 
@@ -248,11 +246,9 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 	if (!err)
 		err = usbeth_ncm_read(req->dev, file, &now);
 	if (err) {
-		/* cdc_ncm, or a driver built on it (cdc_mbim, huawei_cdc_ncm) */
 		usbeth_extack_msg(req->extack, attr,
 				  "the driver refused the NTB size",
-				  "%s %u: driver %s of %s refused it (%d)", knob,
-				  val, usbeth_driver_name(req->dev, drv, sizeof(drv)),
+				  "%s %u: %s refused it (%d)", knob, val,
 				  req->dev->name, err);
 		return err;
 	}
@@ -260,7 +256,7 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 	if (now != want) {
 		usbeth_extack_msg(req->extack, attr,
 				  "the device did not accept the new NTB size",
-				  "%s %u: %s kept %u (the device did not accept the new size)",
+				  "%s %u: %s refused it, kept %u",
 				  knob, val, req->dev->name, now);
 		return -EIO;
 	}
@@ -306,28 +302,29 @@ static int timer_set(const struct usbeth_req *req, int attr,
 		     unsigned int queue, u32 val, const struct nlattr *nla)
 {
 	int err = ncm_write(req->dev, "tx_timer_usecs", val);
-	char drv[32];
 
 	if (err)
 		usbeth_extack_msg(req->extack, nla,
 				  "tx-timer-usecs: the driver refused it",
-				  "tx-timer-usecs %u: driver %s refused it (%d)", val,
-				  usbeth_driver_name(req->dev, drv, sizeof(drv)),
-				  err);
+				  "tx-timer-usecs %u: %s refused it (%d)", val,
+				  req->dev->name, err);
 	return err;
 }
 
 const struct usbeth_knob usbeth_ncm_knobs[3] = {
 	{
 		.attr = USBETH_A_NTB_RX_MAX, .name = "ntb-rx-max",
+		.flag = USBETH_KNOB_BIT_NTB_RX_MAX,
 		.cap = USBETH_CAP_NTB, .check = ntb_rx_check,
 		.get = ntb_rx_get, .set = ntb_rx_set,
 	}, {
 		.attr = USBETH_A_NTB_TX_MAX, .name = "ntb-tx-max",
+		.flag = USBETH_KNOB_BIT_NTB_TX_MAX,
 		.cap = USBETH_CAP_NTB, .check = ntb_tx_check,
 		.get = ntb_tx_get, .set = ntb_tx_set, .same = tx_same,
 	}, {
 		.attr = USBETH_A_TX_TIMER_USECS, .name = "tx-timer-usecs",
+		.flag = USBETH_KNOB_BIT_TX_TIMER_USECS,
 		.cap = USBETH_CAP_TX_TIMER, .check = timer_check,
 		.get = timer_get, .set = timer_set,
 	},

@@ -11,6 +11,8 @@
  * attribute before it applies any, and puts back what it applied when a
  * later one fails. Dumps walk the netns's device list under rtnl.
  */
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
 #include <linux/hash.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -87,8 +89,9 @@ static const struct nla_policy usbeth_set_nl_policy[USBETH_A_BQL_HOLD_TIME + 1] 
 };
 
 int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
-		    u32 seq, int flags, u8 cmd)
+		    u32 seq, int flags, u8 cmd, u32 left)
 {
+	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
 	struct usbeth_ident id;
 	unsigned int i;
 	char drv[32];
@@ -127,13 +130,21 @@ int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
 	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
 		const struct usbeth_knob *k = usbeth_knob_list[i];
 
-		if (!(id.caps & k->cap) || k->per_queue)
+		/* per queue: in bql-queues; coalesce: read once, below */
+		if (!(id.caps & k->cap) || k->per_queue || k->set_group)
 			continue;
 		if (k->get(dev, k->attr, 0, &val))
 			continue;
 		if (nla_put_u32(skb, k->attr, val))
 			goto cancel;
 	}
+	if (id.caps & USBETH_COAL_CAPS &&
+	    !usbeth_coalesce_get_all(dev, coal))
+		for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
+			if (id.caps & usbeth_coalesce_knobs[i].cap &&
+			    nla_put_u32(skb, usbeth_coalesce_knobs[i].attr,
+					coal[i]))
+				goto cancel;
 	if ((id.caps & USBETH_CAP_QMULT) && usbeth_qmult_active(dev, &val) &&
 	    nla_put_u32(skb, USBETH_A_QMULT_ACTIVE, val))
 		goto cancel;
@@ -149,6 +160,8 @@ int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
 	    (nla_put_u32(skb, USBETH_A_BQL_ACCOUNTING,
 			 usbeth_bql_accounting(dev)) ||
 	     usbeth_bql_fill(skb, dev)))
+		goto cancel;
+	if (left && nla_put_u32(skb, USBETH_A_LEFT_CHANGED, left))
 		goto cancel;
 done:
 	genlmsg_end(skb, hdr);
@@ -178,7 +191,7 @@ void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 	skb = genlmsg_new(usbeth_msg_size(dev), GFP_KERNEL);
 	if (!skb)
 		return;
-	if (usbeth_fill_dev(skb, dev, 0, 0, 0, cmd)) {
+	if (usbeth_fill_dev(skb, dev, 0, 0, 0, cmd, 0)) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -258,7 +271,7 @@ static int usbeth_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(usbeth_msg_size(h.dev), GFP_KERNEL);
 	if (msg)
 		err = usbeth_fill_dev(msg, h.dev, info->snd_portid,
-				      info->snd_seq, 0, USBETH_CMD_GET);
+				      info->snd_seq, 0, USBETH_CMD_GET, 0);
 	else
 		err = -ENOMEM;
 	usbeth_release(&h);
@@ -318,7 +331,7 @@ static int usbeth_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 			err = usbeth_fill_dev(skb, dev,
 					      NETLINK_CB(cb->skb).portid,
 					      cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					      USBETH_CMD_GET);
+					      USBETH_CMD_GET, 0);
 			if (err)
 				goto out;
 			/*
@@ -345,14 +358,16 @@ struct usbeth_saved {
 	const struct nlattr *attr;
 	unsigned int first, last;	/* TX queues, [first, last) */
 	u32 *old;
-	bool applied;
+	/* per queue, from first: this SET wrote the request's value there */
+	unsigned long *written;
 };
 
 /*
  * Writes the group of knobs sv[0..n) (one set_group, see usbeth.h) in one
  * driver call: the values of the request, those the driver does not hold
- * already (put_back false), or the saved ones (put_back true). Marks them
- * applied; *changed tells whether the driver was called.
+ * already (put_back false), or the saved ones of the knobs the SET wrote
+ * (put_back true). Marks what the driver took as written; *changed tells
+ * whether the driver was called.
  */
 static int usbeth_set_group(const struct usbeth_req *req,
 			    struct usbeth_saved *sv, unsigned int n,
@@ -360,6 +375,7 @@ static int usbeth_set_group(const struct usbeth_req *req,
 {
 	int attrs[ARRAY_SIZE(usbeth_knob_list)];
 	u32 vals[ARRAY_SIZE(usbeth_knob_list)];
+	bool in[ARRAY_SIZE(usbeth_knob_list)];
 	unsigned int i, m = 0;
 	int err;
 
@@ -367,9 +383,12 @@ static int usbeth_set_group(const struct usbeth_req *req,
 		const struct usbeth_knob *k = sv[i].knob;
 		u32 val = put_back ? sv[i].old[0] : nla_get_u32(sv[i].attr);
 
-		sv[i].applied = true;
-		if (!put_back && (k->same ? k->same(req->dev, sv[i].old[0], val) :
-				  sv[i].old[0] == val))
+		if (put_back)
+			in[i] = test_bit(0, sv[i].written);
+		else
+			in[i] = !(k->same ? k->same(req->dev, sv[i].old[0], val) :
+				  sv[i].old[0] == val);
+		if (!in[i])
 			continue;
 		attrs[m] = k->attr;
 		vals[m++] = val;
@@ -378,13 +397,15 @@ static int usbeth_set_group(const struct usbeth_req *req,
 	if (!m)
 		return 0;
 	err = sv[0].knob->set_group(req, attrs, vals, m, sv[0].attr);
-	if (err && !put_back) {
-		/* refused as a whole: nothing of it to put back */
-		for (i = 0; i < n; i++)
-			sv[i].applied = false;
+	if (err) {
+		/* refused as a whole: nothing of it was written */
 		*changed = false;
+		return err;
 	}
-	return err;
+	for (i = 0; i < n; i++)
+		if (in[i] && !put_back)
+			set_bit(0, sv[i].written);
+	return 0;
 }
 
 /* How many of sv[i..nsv) share sv[i]'s set_group (at least 1). */
@@ -400,22 +421,22 @@ static unsigned int usbeth_group_len(const struct usbeth_saved *sv,
 }
 
 /*
- * Puts back what a failed SET applied, in reverse order, without an extack
- * (the reply names the failure). A value that cannot be put back is logged:
- * returns how many, so that the caller tells listeners the device changed.
+ * Puts back what a failed SET wrote, in reverse order, without an extack
+ * (the reply names the failure): only the knobs and queues it wrote. A
+ * value that cannot be put back is logged; returns the USBETH_KNOB_BIT_* bits
+ * of the knobs left changed.
  */
-static unsigned int usbeth_put_back(const struct usbeth_req *req,
-				    struct usbeth_saved *sv, unsigned int n)
+static u32 usbeth_put_back(const struct usbeth_req *req,
+			   struct usbeth_saved *sv, unsigned int n)
 {
 	struct usbeth_req quiet = *req;
-	unsigned int i, q, s, failed = 0;
+	unsigned int i, q, s;
+	u32 left = 0;
 	bool called;
 	int err;
 
 	quiet.extack = NULL;
 	for (i = n; i-- > 0;) {
-		if (!sv[i].applied)
-			continue;
 		if (sv[i].knob->set_group) {
 			for (s = i; s > 0 && sv[s - 1].knob->set_group ==
 					     sv[i].knob->set_group; s--)
@@ -423,7 +444,9 @@ static unsigned int usbeth_put_back(const struct usbeth_req *req,
 			err = usbeth_set_group(&quiet, sv + s, i + 1 - s, true,
 					       &called);
 			if (err) {
-				failed++;
+				for (q = s; q <= i; q++)
+					if (test_bit(0, sv[q].written))
+						left |= sv[q].knob->flag;
 				net_warn_ratelimited("usbeth: %s: cannot put %s and the rest of its group back: %d\n",
 						     req->dev->name,
 						     sv[s].knob->name, err);
@@ -431,32 +454,74 @@ static unsigned int usbeth_put_back(const struct usbeth_req *req,
 			i = s;
 			continue;
 		}
-		for (q = sv[i].first; q < sv[i].last; q++) {
-			u32 old = sv[i].old[q - sv[i].first];
+		for_each_set_bit(q, sv[i].written, sv[i].last - sv[i].first) {
+			u32 old = sv[i].old[q];
 
-			err = sv[i].knob->set(&quiet, sv[i].knob->attr, q, old,
-					      sv[i].attr);
+			err = sv[i].knob->set(&quiet, sv[i].knob->attr,
+					      sv[i].first + q, old, sv[i].attr);
 			if (!err)
 				continue;
-			failed++;
+			left |= sv[i].knob->flag;
 			net_warn_ratelimited("usbeth: %s: cannot put %s back to %u (queue %u): %d\n",
 					     req->dev->name, sv[i].knob->name,
-					     old, q, err);
+					     old, sv[i].first + q, err);
 		}
 	}
-	return failed;
+	return left;
 }
 
-/* CHANGE: what a SET left the device with, to the monitor group. */
-static void usbeth_notify_change(struct net_device *dev, struct genl_info *info)
+/*
+ * CHANGE: what a SET left the device with, to the monitor group (and to
+ * the requester if it asked for an echo). left: the knobs a refused SET
+ * could not put back (left-changed); the requester gets that message
+ * whether it asked for an echo or not, before its error.
+ */
+static void usbeth_notify_change(struct net_device *dev, struct genl_info *info,
+				 u32 left)
 {
 	struct sk_buff *msg = genlmsg_new(usbeth_msg_size(dev), GFP_KERNEL);
+	struct sk_buff *req_msg = NULL;
 
-	if (msg && !usbeth_fill_dev(msg, dev, info->snd_portid, info->snd_seq,
-				    0, USBETH_CMD_CHANGE_NTF))
-		genl_notify(&usbeth_family, msg, info, 0, GFP_KERNEL);
-	else
+	if (!msg)
+		return;
+	if (usbeth_fill_dev(msg, dev, info->snd_portid, info->snd_seq, 0,
+			    USBETH_CMD_CHANGE_NTF, left)) {
 		nlmsg_free(msg);
+		return;
+	}
+	if (left && !(info->nlhdr->nlmsg_flags & NLM_F_ECHO))
+		req_msg = skb_clone(msg, GFP_KERNEL);
+	genl_notify(&usbeth_family, msg, info, 0, GFP_KERNEL);
+	if (req_msg)
+		genlmsg_unicast(genl_info_net(info), req_msg, info->snd_portid);
+}
+
+/*
+ * The reply to a SET that left knobs changed says so: the message names
+ * the device, the knob refused and the knob left changed (or how many),
+ * and the CHANGE sent to the requester carries them all (left-changed).
+ */
+static void usbeth_extack_left(struct netlink_ext_ack *extack,
+			       const struct usbeth_saved *failed,
+			       struct net_device *dev, u32 left, int err)
+{
+	const char *knob_left = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++)
+		if (usbeth_knob_list[i]->flag == left)
+			knob_left = usbeth_knob_list[i]->name;
+	if (knob_left)
+		usbeth_extack_msg(extack, failed->attr,
+				  "refused, and the device is left partly changed",
+				  "%s: %s refused, %s left changed (%d)",
+				  dev->name, failed->knob->name, knob_left, err);
+	else
+		usbeth_extack_msg(extack, failed->attr,
+				  "refused, and the device is left partly changed",
+				  "%s: %s refused, %u knobs left changed (%d)",
+				  dev->name, failed->knob->name, hweight32(left),
+				  err);
 }
 
 static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -469,7 +534,9 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct usbeth_hold h;
 	struct mutex *lock;	/* this device's SETs, where rtnl is not taken */
 	unsigned int i, q, len, n = 0, nsv = 0;
-	bool changed = false;
+	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
+	bool changed = false, coal_read = false;
+	u32 left;
 	char drv[32];
 	int err;
 
@@ -496,7 +563,7 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 		if (!(req.caps & k->cap)) {
 			usbeth_extack_msg(extack, a,
 					  "knob not supported by this device",
-					  "%s is not supported by %s (driver %s)",
+					  "%s is not supported by %s (driver %.16s)",
 					  k->name, req.dev->name,
 					  usbeth_driver_name(req.dev, drv,
 							     sizeof(drv)));
@@ -512,7 +579,7 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (tb[USBETH_A_BQL_QUEUE_INDEX] && !(req.caps & USBETH_CAP_BQL)) {
 		usbeth_extack_msg(extack, tb[USBETH_A_BQL_QUEUE_INDEX],
 				  "bql-queue is not supported by this device",
-				  "bql-queue is not supported by %s (driver %s)",
+				  "bql-queue is not supported by %s (driver %.16s)",
 				  req.dev->name,
 				  usbeth_driver_name(req.dev, drv, sizeof(drv)));
 		err = -EOPNOTSUPP;
@@ -553,12 +620,22 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 		nsv++;
 		s->old = kcalloc(max(s->last - s->first, 1U), sizeof(u32),
 				 GFP_KERNEL);
-		if (!s->old) {
+		s->written = bitmap_zalloc(max(s->last - s->first, 1U),
+					   GFP_KERNEL);
+		if (!s->old || !s->written) {
 			err = -ENOMEM;
 			goto free;
 		}
 		for (q = s->first; q < s->last; q++) {
-			err = k->get(req.dev, k->attr, q, &s->old[q - s->first]);
+			/* the coalesce knobs from one read (fill_dev too) */
+			if (k->set_group && !coal_read)
+				err = usbeth_coalesce_get_all(req.dev, coal);
+			coal_read |= k->set_group && !err;
+			if (k->set_group && !err)
+				s->old[0] = coal[k - usbeth_coalesce_knobs];
+			else if (!err)
+				err = k->get(req.dev, k->attr, q,
+					     &s->old[q - s->first]);
 			if (err) {
 				usbeth_extack_msg(extack, s->attr,
 						  "cannot read the current value from the driver",
@@ -587,7 +664,6 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 				goto refused;
 			continue;
 		}
-		sv[i].applied = true;
 		for (q = sv[i].first; q < sv[i].last; q++) {
 			u32 old = sv[i].old[q - sv[i].first];
 
@@ -596,12 +672,13 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 			err = k->set(&req, k->attr, q, val, sv[i].attr);
 			if (err)
 				goto refused;
+			set_bit(q - sv[i].first, sv[i].written);
 			changed = true;
 		}
 	}
 	err = 0;
 	if (changed)
-		usbeth_notify_change(req.dev, info);
+		usbeth_notify_change(req.dev, info, 0);
 	goto free;
 
 refused:
@@ -611,12 +688,17 @@ refused:
 				  "%s %u: %s refused it (%d)",
 				  sv[i].knob->name, nla_get_u32(sv[i].attr),
 				  req.dev->name, err);
-	/* a device left changed is a change too */
-	if (usbeth_put_back(&req, sv, i + len))
-		usbeth_notify_change(req.dev, info);
+	/* a device left changed is a change too, and the requester is told */
+	left = usbeth_put_back(&req, sv, i + len);
+	if (left) {
+		usbeth_extack_left(extack, &sv[i], req.dev, left, err);
+		usbeth_notify_change(req.dev, info, left);
+	}
 free:
-	for (i = 0; i < nsv; i++)
+	for (i = 0; i < nsv; i++) {
 		kfree(sv[i].old);
+		bitmap_free(sv[i].written);
+	}
 	kfree(sv);
 unlock:
 	if (lock)

@@ -47,6 +47,7 @@ struct usbeth_req {
  */
 struct usbeth_knob {
 	int attr;		/* USBETH_A_* */
+	u32 flag;		/* USBETH_KNOB_BIT_*, for left-changed */
 	const char *name;	/* as users know it, e.g. "ntb-rx-max" */
 	u32 cap;
 	bool per_queue;
@@ -94,7 +95,7 @@ void usbeth_device_exit(void);
 
 /* netlink.c */
 int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
-		    u32 seq, int flags, u8 cmd);
+		    u32 seq, int flags, u8 cmd, u32 left);
 void usbeth_notify_dev(struct net_device *dev, u8 cmd);
 int usbeth_netlink_init(void);
 void usbeth_netlink_exit(void);
@@ -113,6 +114,11 @@ extern const struct usbeth_knob usbeth_gadget_knobs[1];
 
 /* coalesce.c: ethtool coalesce ops */
 u32 usbeth_coalesce_caps(struct net_device *dev);
+int usbeth_ethtool_begin(struct net_device *dev);
+void usbeth_ethtool_complete(struct net_device *dev);
+int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals);
+#define USBETH_COAL_CAPS (USBETH_CAP_COAL_TX_USECS | USBETH_CAP_COAL_TX_FRAMES | \
+			  USBETH_CAP_COAL_RX_USECS | USBETH_CAP_COAL_RX_FRAMES)
 extern const struct usbeth_knob usbeth_coalesce_knobs[4];
 
 /* bql.c */

@@ -217,9 +217,15 @@ static int fill_queue(const struct nlattr *a, void *arg)
 	return 0;
 }
 
+/*
+ * A device with more than USBETH_BQL_QUEUES_PER_NEST TX queues has its
+ * queues split over consecutive USBETH_A_BQL_QUEUES attributes (a nest's
+ * length is 16 bits): each one's queues are appended to the earlier ones'.
+ */
 static int get_queues(const struct nlattr *a, struct usbeth_dev *d)
 {
 	struct queues_ctx c = { 0 };
+	struct usbeth_bql_queue *q;
 	const void *data;
 	size_t len;
 	int ret;
@@ -228,25 +234,25 @@ static int get_queues(const struct nlattr *a, struct usbeth_dev *d)
 		return -EBADMSG;
 	data = mnl_attr_get_payload(a);
 	len = mnl_attr_get_payload_len(a);
-	/* Count first (and bound), then allocate exactly, then fill. */
+	/* Count first (and bound, with those before), then allocate, then fill. */
+	c.n = d->n_bql_queues;
 	ret = usbeth_attr_walk(data, len, count_queue, &c.n);
 	if (ret)
 		return ret;
-	if (c.n) {
-		c.q = calloc(c.n, sizeof(*c.q));
-		if (!c.q)
-			return -ENOMEM;
-	}
+	if (c.n == d->n_bql_queues)
+		return 0;
+	q = realloc(d->bql_queues, c.n * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	memset(q + d->n_bql_queues, 0,
+	       (c.n - d->n_bql_queues) * sizeof(*q));
+	d->bql_queues = q;
+	c.q = q;
+	c.used = d->n_bql_queues;
 	ret = usbeth_attr_walk(data, len, fill_queue, &c);
-	if (ret) {
-		free(c.q);
-		return ret;
-	}
-	/* A repeated USBETH_A_BQL_QUEUES replaces the earlier one. */
-	free(d->bql_queues);
-	d->bql_queues = c.q;
-	d->n_bql_queues = c.n;
-	return 0;
+	/* what was filled is kept; the caller drops the device on error */
+	d->n_bql_queues = ret ? c.used : c.n;
+	return ret;
 }
 
 static int dev_attr(const struct nlattr *a, void *arg)

@@ -74,6 +74,7 @@ static const char *const attr_names[] = {
 	[USBETH_A_BQL_LIMIT_MIN]	= "bql-limit-min",
 	[USBETH_A_BQL_LIMIT_MAX]	= "bql-limit-max",
 	[USBETH_A_BQL_HOLD_TIME]	= "bql-hold-time",
+	[USBETH_A_LEFT_CHANGED]		= "left-changed",
 };
 
 static const char *const bqlq_names[] = {

@@ -47,6 +47,7 @@ struct usbeth {
 	} req;
 	struct usbeth_ack ack;
 	unsigned int dump_redone;	/* by the last usbeth_dump() */
+	uint32_t left_changed;		/* by the last usbeth_set() */
 };
 
 struct usbeth_mon {
@@ -206,7 +207,7 @@ static int transact(struct usbeth *u, int len, bool echo, usbeth_msg_cb cb,
 /* Opens s on bus, with extended ACKs, capped ACKs, its buffer. */
 static int nl_setup(struct usbeth_nl *s, int bus)
 {
-	int one = 1;
+	int one = 1, rcvbuf = 1024 * 1024;
 
 	s->fd = -1;
 	s->buf = malloc(RECV_INITIAL);
@@ -223,6 +224,13 @@ static int nl_setup(struct usbeth_nl *s, int bus)
 				  sizeof(one)) < 0 ||
 	    mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0)
 		return -errno;
+	/*
+	 * One message can outgrow the default socket buffer (a device with
+	 * 4096 TX queues: a 213 KB message, in a 256 KiB skb; 7.3 drops it
+	 * with ENOBUFS against the default 208 KiB): ask for more, which the
+	 * kernel caps at net.core.rmem_max (and doubles). Best effort.
+	 */
+	(void)setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	s->seq = (uint32_t)time(NULL);
 	return 0;
 }
@@ -377,6 +385,11 @@ int usbeth_err_miss_attr(const struct usbeth *u)
 	return u->ack.miss_attr;
 }
 
+uint32_t usbeth_err_left_changed(const struct usbeth *u)
+{
+	return u->left_changed;
+}
+
 /* ----------------------------------------------------------- requests -- */
 
 struct get_ctx {
@@ -499,12 +512,31 @@ unsigned int usbeth_dump_redone(const struct usbeth *u)
 	return u->dump_redone;
 }
 
+struct set_ctx {
+	struct usbeth *u;
+	struct usbeth_dev *echo;
+};
+
+/* The CHANGE a refused set sends its requester when it left knobs changed. */
+static int left_attr(const struct nlattr *a, void *arg)
+{
+	uint32_t *left = arg;
+
+	if (mnl_attr_get_type(a) == USBETH_A_LEFT_CHANGED &&
+	    mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+		*left = mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
 static int set_cb(const struct nlmsghdr *nlh, void *arg)
 {
-	struct usbeth_dev *echo = arg;
+	struct set_ctx *c = arg;
+	struct usbeth_dev *echo = c->echo;
 	struct usbeth_dev d;
 	int cmd;
 
+	if (nlh->nlmsg_len >= MNL_NLMSG_HDRLEN + GENL_HDRLEN)
+		mnl_attr_parse(nlh, GENL_HDRLEN, left_attr, &c->u->left_changed);
 	if (!echo)
 		return 0;
 	cmd = usbeth_parse_dev(nlh, &d);
@@ -524,14 +556,16 @@ static int set_cb(const struct nlmsghdr *nlh, void *arg)
 int usbeth_set(struct usbeth *u, const struct usbeth_set *req,
 	       struct usbeth_dev *echo)
 {
+	struct set_ctx c = { u, echo };
 	int ret;
 
 	if (echo)
 		memset(echo, 0, sizeof(*echo));
 	reset_ack(u);
+	u->left_changed = 0;
 	ret = transact(u, usbeth_build_set(u->req.b, sizeof(u->req.b),
 					   u->fam.id, req),
-		       echo != NULL, set_cb, echo, NULL);
+		       echo != NULL, set_cb, &c, NULL);
 	if (ret && echo)
 		usbeth_dev_free(echo);
 	return ret;

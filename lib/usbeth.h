@@ -154,6 +154,11 @@ uint32_t usbeth_monitor_group(const struct usbeth *u);
 const char *usbeth_errmsg(const struct usbeth *u);
 int usbeth_err_attr(const struct usbeth *u);
 int usbeth_err_miss_attr(const struct usbeth *u);
+/* After a refused usbeth_set(): the knobs (USBETH_KNOB_BIT_* bits) the set
+ * changed and could not put back, from the kernel's left-changed; 0 when
+ * the device was left as it was.
+ */
+uint32_t usbeth_err_left_changed(const struct usbeth *u);
 
 /* ----------------------------------------------------------- requests -- */
 

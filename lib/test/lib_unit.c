@@ -272,7 +272,10 @@ static void t_parse_bql_queues(void)
 	CHECK_EQ(parse(nlh, &d), -EBADMSG);
 	CHECK(d.bql_queues == NULL && d.present == 0);
 
-	/* A repeated queues nest replaces the first (no leak either). */
+	/*
+	 * Repeated queues nests (a device with more TX queues than one nest
+	 * holds) add up, in order.
+	 */
 	nlh = msg_start(buf, FAMILY, USBETH_CMD_GET);
 	mnl_attr_put_u32(nlh, USBETH_A_IFINDEX, 4);
 	qs = mnl_attr_nest_start(nlh, USBETH_A_BQL_QUEUES);
@@ -283,9 +286,11 @@ static void t_parse_bql_queues(void)
 	put_queue(nlh, 5, 50);
 	mnl_attr_nest_end(nlh, qs);
 	CHECK_EQ(parse(nlh, &d), USBETH_CMD_GET);
-	CHECK_EQ(d.n_bql_queues, 1);
-	if (d.n_bql_queues == 1)
-		CHECK_EQ(d.bql_queues[0].index, 5);
+	CHECK_EQ(d.n_bql_queues, 3);
+	if (d.n_bql_queues == 3)
+		CHECK(d.bql_queues[0].index == 0 && d.bql_queues[1].index == 1 &&
+		      d.bql_queues[2].index == 5 &&
+		      d.bql_queues[2].limit == 51);
 	usbeth_dev_free(&d);
 
 	/* A queue attribute of the wrong size fails the message. */
@@ -300,37 +305,50 @@ static void t_parse_bql_queues(void)
 	CHECK_EQ(parse(nlh, &d), -EBADMSG);
 }
 
-static struct nlmsghdr *n_queues(void *b, unsigned int n)
+/* n queues, split over nests of per_nest as the kernel splits them */
+static struct nlmsghdr *n_queues(void *b, unsigned int n, unsigned int per_nest)
 {
 	struct nlmsghdr *nlh = msg_start(b, FAMILY, USBETH_CMD_GET);
-	struct nlattr *qs, *q;
+	struct nlattr *qs = NULL, *q;
 	unsigned int i;
 
 	mnl_attr_put_u32(nlh, USBETH_A_IFINDEX, 4);
-	qs = mnl_attr_nest_start(nlh, USBETH_A_BQL_QUEUES);
 	for (i = 0; i < n; i++) {
+		if (!(i % per_nest)) {
+			if (qs)
+				mnl_attr_nest_end(nlh, qs);
+			qs = mnl_attr_nest_start(nlh, USBETH_A_BQL_QUEUES);
+		}
 		q = mnl_attr_nest_start(nlh, USBETH_A_BQL_QUEUE);
 		mnl_attr_put_u32(nlh, USBETH_A_BQLQ_INDEX, i);
 		mnl_attr_nest_end(nlh, q);
 	}
-	mnl_attr_nest_end(nlh, qs);
+	if (qs)
+		mnl_attr_nest_end(nlh, qs);
 	return nlh;
 }
 
 static void t_parse_too_many_queues(void)
 {
 	struct usbeth_dev d;
+	unsigned int per_nest[] = { USBETH_BQL_QUEUES_MAX,
+				    USBETH_BQL_QUEUES_PER_NEST };
+	unsigned int i;
 
-	CHECK_EQ(parse(n_queues(buf, USBETH_BQL_QUEUES_MAX), &d),
-		 USBETH_CMD_GET);
-	CHECK_EQ(d.n_bql_queues, USBETH_BQL_QUEUES_MAX);
-	if (d.n_bql_queues == USBETH_BQL_QUEUES_MAX)
-		CHECK_EQ(d.bql_queues[USBETH_BQL_QUEUES_MAX - 1].index,
-			 USBETH_BQL_QUEUES_MAX - 1);
-	usbeth_dev_free(&d);
-	CHECK_EQ(parse(n_queues(buf, USBETH_BQL_QUEUES_MAX + 1), &d),
-		 -EBADMSG);
-	CHECK(d.bql_queues == NULL);
+	for (i = 0; i < 2; i++) {
+		CHECK_EQ(parse(n_queues(buf, USBETH_BQL_QUEUES_MAX, per_nest[i]),
+			       &d),
+			 USBETH_CMD_GET);
+		CHECK_EQ(d.n_bql_queues, USBETH_BQL_QUEUES_MAX);
+		if (d.n_bql_queues == USBETH_BQL_QUEUES_MAX)
+			CHECK_EQ(d.bql_queues[USBETH_BQL_QUEUES_MAX - 1].index,
+				 USBETH_BQL_QUEUES_MAX - 1);
+		usbeth_dev_free(&d);
+		CHECK_EQ(parse(n_queues(buf, USBETH_BQL_QUEUES_MAX + 1,
+					per_nest[i]), &d),
+			 -EBADMSG);
+		CHECK(d.bql_queues == NULL);
+	}
 }
 
 /* One message: ifindex, then an attribute of type with len raw bytes. */

@@ -37,7 +37,8 @@
  * A kernel error prints one line "usbethctl: CMD DEV: <strerror>[: <extack>]"
  * on stderr and "errno=<NAME>" on stdout, then "err_attr=<key>" when the
  * extack points at an attribute of the request and "err_missing_attr=<key>"
- * when it names a missing one.
+ * when it names a missing one, and "left_changed=0x<USBETH_KNOB_BIT_* bits>"
+ * when a refused set left knobs changed.
  *
  * Exit: 0 ok; 1 usage error, or monitor timeout; 2 kernel or system error
  * (module not loaded included).
@@ -219,6 +220,8 @@ static void fail(struct usbeth *u, const char *what, const char *dev, int err)
 		put_key(usbeth_attr_name(miss));
 		putchar('\n');
 	}
+	if (u && usbeth_err_left_changed(u))
+		printf("left_changed=0x%x\n", usbeth_err_left_changed(u));
 	fflush(stdout);
 	usbeth_close(u);
 	exit(2);

@@ -22,6 +22,7 @@ import errno
 import json
 import os
 import select
+import socket
 import sys
 import time
 
@@ -50,7 +51,16 @@ from lib import YnlFamily, NlError  # noqa: E402  (the path is set just above)
 def family():
     with open(SPEC) as f:
         proto = yaml.safe_load(f).get('protocol', 'genetlink')
-    return YnlFamily(SPEC, os.path.join(YNL, 'Documentation', 'netlink', proto + '.yaml'))
+    schema = os.path.join(YNL, 'Documentation', 'netlink', proto + '.yaml')
+    # USBETH_YNL_RECV: a receive buffer for replies larger than YNL's
+    # default (128 KiB), e.g. a device with thousands of TX queues; the
+    # socket's buffer is raised to match (the kernel caps it at rmem_max)
+    recv = int(os.environ.get('USBETH_YNL_RECV', '0'))
+    if not recv:
+        return YnlFamily(SPEC, schema)
+    ynl = YnlFamily(SPEC, schema, recv_size=recv)
+    ynl.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, recv)
+    return ynl
 
 
 def dumps(obj):

@@ -112,6 +112,38 @@ enum usbeth_cap {
 	USBETH_CAP_MASK = 255,
 };
 
+/**
+ * enum usbeth_knob_bits - Settable knobs, one bit each, in the left-changed
+ *   attribute.
+ * @USBETH_KNOB_BIT_QMULT: The qmult attribute.
+ * @USBETH_KNOB_BIT_NTB_RX_MAX: The ntb-rx-max attribute.
+ * @USBETH_KNOB_BIT_NTB_TX_MAX: The ntb-tx-max attribute.
+ * @USBETH_KNOB_BIT_TX_TIMER_USECS: The tx-timer-usecs attribute.
+ * @USBETH_KNOB_BIT_COAL_TX_USECS: The coal-tx-usecs attribute.
+ * @USBETH_KNOB_BIT_COAL_TX_FRAMES: The coal-tx-frames attribute.
+ * @USBETH_KNOB_BIT_COAL_RX_USECS: The coal-rx-usecs attribute.
+ * @USBETH_KNOB_BIT_COAL_RX_FRAMES: The coal-rx-frames attribute.
+ * @USBETH_KNOB_BIT_BQL_LIMIT_MIN: The bql-limit-min attribute.
+ * @USBETH_KNOB_BIT_BQL_LIMIT_MAX: The bql-limit-max attribute.
+ * @USBETH_KNOB_BIT_BQL_HOLD_TIME: The bql-hold-time attribute.
+ */
+enum usbeth_knob_bits {
+	USBETH_KNOB_BIT_QMULT = 1,
+	USBETH_KNOB_BIT_NTB_RX_MAX = 2,
+	USBETH_KNOB_BIT_NTB_TX_MAX = 4,
+	USBETH_KNOB_BIT_TX_TIMER_USECS = 8,
+	USBETH_KNOB_BIT_COAL_TX_USECS = 16,
+	USBETH_KNOB_BIT_COAL_TX_FRAMES = 32,
+	USBETH_KNOB_BIT_COAL_RX_USECS = 64,
+	USBETH_KNOB_BIT_COAL_RX_FRAMES = 128,
+	USBETH_KNOB_BIT_BQL_LIMIT_MIN = 256,
+	USBETH_KNOB_BIT_BQL_LIMIT_MAX = 512,
+	USBETH_KNOB_BIT_BQL_HOLD_TIME = 1024,
+
+	/* private: */
+	USBETH_KNOB_BIT_MASK = 2047,
+};
+
 #define USBETH_QMULT_MIN		1
 #define USBETH_QMULT_MAX		100
 #define USBETH_NTB_MIN			2048
@@ -121,6 +153,7 @@ enum usbeth_cap {
 #define USBETH_BQL_LIMIT_MAX		1879048192
 #define USBETH_BQL_HOLD_TIME_MAX	60000
 #define USBETH_BQL_QUEUE_MAX		4095
+#define USBETH_BQL_QUEUES_PER_NEST	1024
 
 enum usbeth_attr {
 	USBETH_A_IFINDEX = 1,
@@ -152,6 +185,7 @@ enum usbeth_attr {
 	USBETH_A_BQL_LIMIT_MIN,
 	USBETH_A_BQL_LIMIT_MAX,
 	USBETH_A_BQL_HOLD_TIME,
+	USBETH_A_LEFT_CHANGED,
 
 	__USBETH_A_MAX
 };
