@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# usbethd's promises under crashes, bursts and other people's changes
-# (issue 29), on netdevs not on USB (veths, opted in by role "other"
+# usbethd's promises under crashes, bursts and other people's changes,
+# on netdevs not on USB (veths, opted in by role "other"
 # profiles: the daemon's paths are the same, and no USB is needed):
 #   - write-ahead originals: the daemon killed with SIGKILL right after its
 #     first change (USBETHD_TEST_KILL_AT=after-first-set) or right before it
