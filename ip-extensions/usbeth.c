@@ -130,13 +130,12 @@ static const int knob_attrs[] = {
 	USBETH_A_BQL_LIMIT_MAX, USBETH_A_BQL_HOLD_TIME,
 };
 
-/* "WHAT: strerror[ (hint)][: extack]", exit status 2; then, when a refused
- * set left knobs changed, which ones.
+/* "WHAT: strerror[ (hint)][: extack][: limit]", exit status 2; then, when a
+ * refused set left knobs changed (left), which ones.
  */
-static int refused(struct ctx *x, const char *what, int err)
+static int refused_with(struct ctx *x, const char *what, int err,
+			const char *msg, uint32_t left, const char *limit)
 {
-	const char *msg = x->u ? usbeth_errmsg(x->u) : "";
-	uint32_t left = x->u ? usbeth_err_left_changed(x->u) : 0;
 	const char *hint = "";
 	char knobs[256] = "";
 	size_t len = 0;
@@ -150,8 +149,8 @@ static int refused(struct ctx *x, const char *what, int err)
 		/* netlink had no memory for the ACK: the answer was lost */
 		hint = " (the kernel's answer was lost, not necessarily the request: "
 		       "read the device back to see whether it was applied)";
-	say(x, "%s: %s%s%s%s", what, strerror(-err), hint, *msg ? ": " : "",
-	    msg);
+	say(x, "%s: %s%s%s%s%s%s", what, strerror(-err), hint, *msg ? ": " : "",
+	    msg, *limit ? ": " : "", limit);
 	if (!left)
 		return CLI_EXIT_REFUSED;
 	for (i = 0; i < sizeof(knob_attrs) / sizeof(knob_attrs[0]); i++)
@@ -162,6 +161,12 @@ static int refused(struct ctx *x, const char *what, int err)
 	say(x, "%s: the device is left partly changed (%s): read it back",
 	    what, knobs);
 	return CLI_EXIT_REFUSED;
+}
+
+static int refused(struct ctx *x, const char *what, int err)
+{
+	return refused_with(x, what, err, x->u ? usbeth_errmsg(x->u) : "",
+			    x->u ? usbeth_err_left_changed(x->u) : 0, "");
 }
 
 static int do_show(struct ctx *x, const struct cli_cmd *c)
@@ -216,10 +221,53 @@ static void set_what(const struct cli_cmd *c, int attr, char *buf, size_t len)
 	}
 }
 
+/*
+ * The limit a refused value ran into, read from the device, into buf ("" when
+ * there is nothing to add). Only where the kernel's message does not name the
+ * device: before 6.2 it can send only a fixed text ("NTB size above the
+ * device's maximum"), so the CLI names the limit itself, as 6.2+ does in its
+ * message. Reads with the same handle: call after the refusal is copied.
+ */
+static void refused_limit(struct ctx *x, const struct cli_cmd *c, int attr,
+			  int err, const char *msg, char *buf, size_t len)
+{
+	const struct cli_kv *kv = cli_cmd_kv(c, attr);
+	struct usbeth_dev d;
+	uint32_t max;
+
+	*buf = '\0';
+	if (err != -ERANGE || !c->dev || strstr(msg, c->dev) ||
+	    usbeth_get(x->u, 0, c->dev, &d))
+		return;
+	switch (attr) {
+	case USBETH_A_NTB_RX_MAX:
+	case USBETH_A_NTB_TX_MAX:
+		max = attr == USBETH_A_NTB_RX_MAX ? d.ntb_dev_rx_max :
+						    d.ntb_dev_tx_max;
+		if (kv && usbeth_dev_has(&d, attr == USBETH_A_NTB_RX_MAX ?
+					 USBETH_A_NTB_DEV_RX_MAX :
+					 USBETH_A_NTB_DEV_TX_MAX) &&
+		    kv->value > max)
+			snprintf(buf, len, "the maximum of %s is %u (%s)",
+				 d.ifname, max,
+				 usbeth_attr_name(attr == USBETH_A_NTB_RX_MAX ?
+						  USBETH_A_NTB_DEV_RX_MAX :
+						  USBETH_A_NTB_DEV_TX_MAX));
+		break;
+	case USBETH_A_BQL_QUEUE_INDEX:
+		if (kv)
+			snprintf(buf, len, "%s has %zu TX queues", d.ifname,
+				 d.n_bql_queues);
+		break;
+	}
+	usbeth_dev_free(&d);
+}
+
 static int do_set(struct ctx *x, const struct cli_cmd *c)
 {
-	char what[512];
-	int err, rc;
+	char what[512], msg[USBETH_ERRMSG_LEN], limit[128];
+	uint32_t left;
+	int err, rc, attr;
 
 	rc = get_handle(x);
 	if (rc)
@@ -227,8 +275,12 @@ static int do_set(struct ctx *x, const struct cli_cmd *c)
 	err = usbeth_set(x->u, &c->set, NULL);
 	if (!err)
 		return 0;
-	set_what(c, usbeth_err_attr(x->u), what, sizeof(what));
-	return refused(x, what, err);
+	attr = usbeth_err_attr(x->u);
+	set_what(c, attr, what, sizeof(what));
+	snprintf(msg, sizeof(msg), "%s", usbeth_errmsg(x->u));
+	left = usbeth_err_left_changed(x->u);
+	refused_limit(x, c, attr, err, msg, limit, sizeof(limit));
+	return refused_with(x, what, err, msg, left, limit);
 }
 
 /* ------------------------------------------------------------ monitor -- */

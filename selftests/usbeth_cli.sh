@@ -37,7 +37,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-ktap_plan 76
+ktap_plan 77
 
 # ------------------------------------------------ module not loaded ---
 [ -d /sys/module/usbeth ] || bail "the usbeth module is not loaded"
@@ -132,9 +132,14 @@ ktap_info "refusal: $err"
 ktap_expect_eq over_max_exit_2 "$rc" 2
 ktap_expect_eq over_max_one_line "$(wc -l <<< "$err")" 1
 ktap_check over_max_names_dev_knob_value grep -q "^usbeth: link set dev $HD ntb-rx-max 70000: " <<< "$err"
-# the limit itself where the kernel keeps formatted extack (lib.sh)
-if extack_formatted; then max_re=16384; else max_re="above the device's maximum"; fi
+# the limit itself: in the kernel's message from 6.2 (formatted extack,
+# lib.sh), read from the device by the CLI before
+if extack_formatted; then max_re="maximum of $HD: 16384"; else max_re="the maximum of $HD is 16384 (ntb-dev-rx-max)"; fi
 ktap_check over_max_names_max grep -q "$max_re" <<< "$err"
+ntxq=$(ip netns exec "$H" sh -c "ls -d /sys/class/net/$HD/queues/tx-*" | wc -l)
+err=$("$U" -n "$H" link set dev "$HD" bql-limit-max 1000 queue 7 2>&1 > /dev/null)
+ktap_info "refusal: $err"
+ktap_check no_such_queue_names_count grep -q "$HD has $ntxq TX queues" <<< "$err"
 ktap_expect_eq over_max_left_sysfs "$(ncm rx_max)" 8192
 err=$("$U" -n "$H" link set dev "$HD" ntb-rx-mx 8k 2>&1)
 rc=$?
