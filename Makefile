@@ -46,7 +46,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 export CC CFLAGS
 
-.PHONY: all kmod userspace clean demo check check-debug bench bench-data install deb check-packages uapi
+.PHONY: all kmod userspace clean demo check check-debug bench bench-data install install-docs deb check-packages uapi
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -62,6 +62,9 @@ UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/de
 UDEVDIR ?= $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/lib/udev)/rules.d
 MODLOADDIR ?= $(PREFIX)/lib/modules-load.d
 DKMSDIR ?= /usr/src/usbeth-$(VERSION)
+# the README, NEWS and docs/ with the data the profiles cite, so that an
+# installed user can check a profile's claim where the profile names it
+DOCDIR ?= $(PREFIX)/share/doc/usbethd
 DEB_RELEASES ?= bookworm trixie
 all: kmod userspace
 
@@ -117,6 +120,16 @@ install:
 	install -m 0644 packaging/dkms.Kbuild $(DESTDIR)$(DKMSDIR)/Kbuild
 	sed 's/#MODULE_VERSION#/$(VERSION)/' packaging/dkms.conf > $(DESTDIR)$(DKMSDIR)/dkms.conf
 	install -m 0644 packaging/modules-load.conf $(DESTDIR)$(MODLOADDIR)/usbeth.conf
+	$(MAKE) install-docs
+
+install-docs:
+	install -d $(DESTDIR)$(DOCDIR)/docs/performance/archive \
+		$(DESTDIR)$(DOCDIR)/docs/performance/late
+	install -m 0644 README.md NEWS $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
+	for d in . archive late; do \
+		install -m 0644 $$(find docs/performance/$$d -maxdepth 1 -type f) \
+			$(DESTDIR)$(DOCDIR)/docs/performance/$$d/ || exit 1; done
 
 deb:
 	scripts/build-deb.sh $(DEB_RELEASES)

@@ -47,7 +47,7 @@ finish() {
 sysfs() { cat "/sys/class/net/$host_if/$1" 2>&1; }
 
 boot1() {
-	ktap_plan 26
+	ktap_plan 27
 	ktap_info "Debian $(cat /etc/debian_version), kernel $kabi, $(systemctl --version | head -n1)"
 
 	# -- at boot
@@ -68,6 +68,9 @@ boot1() {
 	# says, one file copied into /etc and a reload (synchronous)
 	ktap_check modem_profile_shipped_disabled test -r /usr/share/usbeth/profiles.available/cellular-modem.json \
 		-a ! -e /usr/share/usbeth/profiles.d/cellular-modem.json
+	# the evidence the profile cites, installed and readable as named
+	ktap_check modem_evidence_installed grep -qF "profile:cellular-modem" \
+		/usr/share/doc/usbethd/docs/performance.md
 	ktap_check enable_modem_profile sh -c "install -m 0644 /usr/share/usbeth/profiles.available/cellular-modem.json \
 		/etc/usbeth/profiles.d/ && systemctl reload usbethd"
 
