@@ -99,22 +99,31 @@ static int coal_read(struct net_device *dev, struct ethtool_coalesce *ec,
 	return dev->ethtool_ops->get_coalesce(dev, ec, kec, NULL);
 }
 
+/* One get_coalesce() call, with the device awake and the driver told. */
+static int coal_read_once(struct net_device *dev, struct ethtool_coalesce *ec)
+{
+	struct kernel_ethtool_coalesce kec;
+	int err;
+
+	err = usbeth_ethtool_begin(dev);
+	if (err)
+		return err;
+	err = coal_read(dev, ec, &kec);
+	usbeth_ethtool_complete(dev);
+	return err;
+}
+
 /*
  * Every coalesce knob's value from one get_coalesce() call, so that they
  * come from one moment: vals[i] is usbeth_coalesce_knobs[i]'s.
  */
 int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals)
 {
-	struct kernel_ethtool_coalesce kec;
 	struct ethtool_coalesce ec;
 	unsigned int i;
 	int err;
 
-	err = usbeth_ethtool_begin(dev);
-	if (err)
-		return err;
-	err = coal_read(dev, &ec, &kec);
-	usbeth_ethtool_complete(dev);
+	err = coal_read_once(dev, &ec);
 	if (err)
 		return err;
 	for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
@@ -125,15 +134,10 @@ int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals)
 static int coal_get(struct net_device *dev, int attr, unsigned int queue,
 		    u32 *val)
 {
-	struct kernel_ethtool_coalesce kec;
 	struct ethtool_coalesce ec;
 	int err;
 
-	err = usbeth_ethtool_begin(dev);
-	if (err)
-		return err;
-	err = coal_read(dev, &ec, &kec);
-	usbeth_ethtool_complete(dev);
+	err = coal_read_once(dev, &ec);
 	if (!err)
 		*val = *coal_field(&ec, attr);
 	return err;
