@@ -43,5 +43,7 @@ int lock_wait(int fd, int op);
 int cmd_check(void);
 int cmd_explain(const char *dev);
 int cmd_apply(const char *dev, bool force);
+/* The daemon (daemon.c): runs until SIGTERM or SIGINT; the exit status. */
+int run_daemon(void);
 
 #endif /* USBETHD_USBETHD_H */
