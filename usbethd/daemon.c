@@ -23,13 +23,9 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 
-#include "usbethd.h"
+#include "daemon.h"
 
-#ifndef IFF_LOWER_UP
-#define IFF_LOWER_UP 0x10000	/* linux/if.h: the carrier */
-#endif
-
-static void sd_notify_msg(const char *msg)
+void sd_notify_msg(const char *msg)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -53,40 +49,10 @@ static void sd_notify_msg(const char *msg)
 	close(fd);
 }
 
-struct daemon {
-	struct usbeth *u;
-	struct usbeth_mon *m;
-	struct mnl_socket *links;	/* RTNLGRP_LINK: gadget (re)connects,
-					 * netdevs not on USB coming, going */
-	struct profset set;
-	struct engine e;
-	bool other;			/* a profile matches role "other" */
-	uint64_t woken;			/* when poll() last returned, us */
-	uint64_t retry_at;		/* a resync failed: try again then,
-					 * us; 0 none */
-	/* GETs in flight, answered on their own socket (see get_async) */
-	struct usbeth_async *gets;
-	bool ready;			/* the first resync succeeded */
-	bool reopen;			/* retry_at retries family_back */
-	bool reopen_said;		/* its failure was logged */
-	/* the name of every netdev of the netns, by ifindex: a rename is
-	 * told from rtnetlink's other RTM_NEWLINKs by it (see link_cb)
-	 */
-	struct name_ent {
-		uint32_t ifindex;
-		char name[IF_NAMESIZE];
-	} *names;
-	size_t nnames, cap_names;
-	char *lbuf;			/* link events (links_read) */
-	size_t lbuf_len;
-};
-
-enum { NAME_SAME, NAME_NEW, NAME_RENAMED };
-
 /* Notes ifindex's name: NAME_NEW (not known before), NAME_RENAMED (known
  * by another name), NAME_SAME; -1 when there is no memory for it.
  */
-static int name_note(struct daemon *dm, uint32_t ifindex, const char *name)
+int name_note(struct daemon *dm, uint32_t ifindex, const char *name)
 {
 	struct name_ent *n;
 	size_t i;
@@ -115,7 +81,7 @@ static int name_note(struct daemon *dm, uint32_t ifindex, const char *name)
 	return NAME_NEW;
 }
 
-static void name_forget(struct daemon *dm, uint32_t ifindex)
+void name_forget(struct daemon *dm, uint32_t ifindex)
 {
 	size_t i;
 
@@ -139,10 +105,8 @@ static bool set_wants_other(const struct profset *s)
 	return false;
 }
 
-static void overrun(struct daemon *dm, const char *why);
-
 /* Every device of the netns, (re)applied; records of vanished ones go. */
-static int resync(struct daemon *dm, const char *why)
+int resync(struct daemon *dm, const char *why)
 {
 	struct usbeth_dev *devs;
 	size_t n, i;
@@ -248,7 +212,7 @@ static int gets_open(struct daemon *dm)
 	return err;
 }
 
-static void get_async(struct daemon *dm, uint32_t ifindex)
+void get_async(struct daemon *dm, uint32_t ifindex)
 {
 	int err = usbeth_async_get(dm->gets, dm->u, ifindex);
 
@@ -292,143 +256,12 @@ static void gets_read(struct daemon *dm)
 }
 
 /*
- * The usbeth family announces only USB netdevs. One not on USB (matched by
- * a role "other" profile) is looked at when it appears in the netns
- * (registered or moved in: RTM_NEWLINK with every change bit set), and its
- * record dropped when it goes (RTM_DELLINK).
- */
-static void other_link(struct daemon *dm, const struct nlmsghdr *nlh,
-		       const struct ifinfomsg *ifi, struct rec *r)
-{
-	if (nlh->nlmsg_type == RTM_DELLINK) {
-		if (r && !usbeth_role_is_usb(r->role))
-			engine_drop(&dm->e, r->ifindex);
-		return;
-	}
-	if (r || !dm->other || ifi->ifi_change != ~0U)
-		return;
-	get_async(dm, (uint32_t)ifi->ifi_index);	/* see gets_read */
-}
-
-/*
- * udev renames a USB NIC (Debian: enx<MAC>, 73-usb-net-by-mac.link) right
- * after the NEW that named it usb0: the record follows, and the device is
- * evaluated again, as a profile may match the new name ("ifname" globs).
- */
-static bool renamed(struct daemon *dm, const struct nlmsghdr *nlh,
-		    struct rec *r)
-{
-	const struct nlattr *a;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
-		const char *name;
-
-		if (mnl_attr_get_type(a) != IFLA_IFNAME ||
-		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
-			continue;
-		name = mnl_attr_get_str(a);
-		if (!name[0] || strlen(name) >= sizeof(r->ifname) ||
-		    !strcmp(name, r->ifname))
-			return false;
-		engine_rename(&dm->e, r->ifindex, name);
-		get_async(dm, r->ifindex);	/* evaluated in gets_read */
-		return true;
-	}
-	return false;
-}
-
-/* The IFLA_IFNAME of a link message, or NULL. */
-static const char *link_name(const struct nlmsghdr *nlh)
-{
-	const struct nlattr *a;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
-		const char *name;
-
-		if (mnl_attr_get_type(a) != IFLA_IFNAME ||
-		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
-			continue;
-		name = mnl_attr_get_str(a);
-		return name[0] && strlen(name) < IF_NAMESIZE ? name : NULL;
-	}
-	return NULL;
-}
-
-/*
- * A netdev without a record renamed (udev's eth0 -> enp0s3): a role
- * "other" profile may match the new name ("ifname" globs), so it is
- * evaluated again. A USB one too: its NEW named it before the rename.
- * The names are known from the last dump and rtnetlink since.
- */
-static void other_renamed(struct daemon *dm, const struct nlmsghdr *nlh,
-			  const struct ifinfomsg *ifi, const struct rec *r)
-{
-	const char *name = link_name(nlh);
-	int how;
-
-	if (!name)
-		return;
-	how = name_note(dm, (uint32_t)ifi->ifi_index, name);
-	if (how < 0) {
-		ulog(LOG_P_WARNING, "%s: out of memory: resync", name);
-		if (!dm->retry_at)
-			dm->retry_at = now_us();
-		return;
-	}
-	if (how == NAME_RENAMED && !r && ifi->ifi_change != ~0U) {
-		ulog(LOG_P_DEBUG, "%s: renamed (ifindex %u, no record): "
-		     "evaluating it", name, ifi->ifi_index);
-		get_async(dm, (uint32_t)ifi->ifi_index);
-	}
-}
-
-/*
- * A gadget netdev outlives its UDC binding: no NEW comes when the cable
- * goes in again, yet the speed it will run at is known only while bound.
- * So a gadget is evaluated again when its carrier comes up (the connect);
- * what it sets (qmult) takes effect from the next connect.
- */
-static int link_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct daemon *dm = arg;
-	const struct ifinfomsg *ifi;
-	struct rec *r;
-	int up;
-
-	if ((nlh->nlmsg_type != RTM_NEWLINK &&
-	     nlh->nlmsg_type != RTM_DELLINK) ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
-		return MNL_CB_OK;
-	ifi = mnl_nlmsg_get_payload(nlh);
-	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
-	other_link(dm, nlh, ifi, r);
-	if (nlh->nlmsg_type != RTM_NEWLINK) {
-		name_forget(dm, (uint32_t)ifi->ifi_index);
-		return MNL_CB_OK;
-	}
-	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
-	other_renamed(dm, nlh, ifi, r);
-	if (r && renamed(dm, nlh, r))
-		return MNL_CB_OK;
-	if (!r || r->role != USBETH_ROLE_USB_GADGET)
-		return MNL_CB_OK;
-	up = !!(ifi->ifi_flags & IFF_LOWER_UP);
-	if (up == r->carrier)
-		return MNL_CB_OK;
-	r->carrier = up;
-	if (!up)
-		return MNL_CB_OK;
-	get_async(dm, r->ifindex);	/* evaluated in gets_read */
-	return MNL_CB_OK;
-}
-
-/*
  * --rcvbuf: the size of a notification socket's receive queue. Beyond the
  * system's rmem_max only with CAP_NET_ADMIN (SO_RCVBUFFORCE); the kernel
  * doubles the value and has a floor (SOCK_MIN_RCVBUF). A small one makes
  * overruns (ENOBUFS) easy to provoke, which is how the resync is tested.
  */
-static int set_rcvbuf(int fd, const char *what)
+int set_rcvbuf(int fd, const char *what)
 {
 	if (!rcvbuf)
 		return 0;
@@ -440,72 +273,6 @@ static int set_rcvbuf(int fd, const char *what)
 		return -1;
 	}
 	return 0;
-}
-
-static int links_open(struct daemon *dm)
-{
-	dm->links = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC |
-				     SOCK_NONBLOCK);
-	if (!dm->links ||
-	    mnl_socket_bind(dm->links, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0) {
-		ulog(LOG_P_ERR, "rtnetlink: %s", strerror(errno));
-		return -1;
-	}
-	return set_rcvbuf(mnl_socket_get_fd(dm->links), "rtnetlink");
-}
-
-/*
- * Reads every link event queued. A datagram is as large as the kernel
- * made it (a netdev with many altnames or VFs makes RTM_NEWLINKs of
- * several pages): its size is peeked first and the buffer grows to it,
- * so none is truncated and taken for the end of the queue. Only the
- * kernel's are read (another process may send to our port).
- */
-static void links_read(struct daemon *dm)
-{
-	int fd = mnl_socket_get_fd(dm->links);
-
-	for (;;) {
-		struct sockaddr_nl sa;
-		socklen_t salen = sizeof(sa);
-		ssize_t n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC |
-				 MSG_DONTWAIT);
-
-		if (n >= 0 && (size_t)n > dm->lbuf_len) {
-			size_t len = ((size_t)n + 4095) & ~(size_t)4095;
-			char *b = realloc(dm->lbuf, len);
-
-			if (b) {
-				dm->lbuf = b;
-				dm->lbuf_len = len;
-			}
-		}
-		if (n >= 0)
-			n = recvfrom(fd, dm->lbuf, dm->lbuf_len,
-				     MSG_DONTWAIT | MSG_TRUNC,
-				     (struct sockaddr *)&sa, &salen);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				ulog(LOG_P_WARNING, "link events lost "
-				     "(ENOBUFS): resync");
-				overrun(dm, "link overrun");
-				continue;
-			}
-			return;	/* EAGAIN: drained */
-		}
-		if ((size_t)n > dm->lbuf_len) {	/* no memory to grow */
-			ulog(LOG_P_WARNING, "a link event of %zd bytes could "
-			     "not be read whole: resync", n);
-			overrun(dm, "link event too large");
-			continue;
-		}
-		if (salen != sizeof(sa) || sa.nl_family != AF_NETLINK ||
-		    sa.nl_pid != 0)
-			continue;	/* not the kernel's */
-		mnl_cb_run(dm->lbuf, (size_t)n, 0, 0, link_cb, dm);
-	}
 }
 
 /*
@@ -549,7 +316,7 @@ static int family_back(struct daemon *dm, const char *why)
  * first: nothing falls between it and the dump), the handle opened again,
  * then the resync.
  */
-static void overrun(struct daemon *dm, const char *why)
+void overrun(struct daemon *dm, const char *why)
 {
 	int err = usbeth_monitor_refresh(dm->m);
 
