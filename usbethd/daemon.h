@@ -2,7 +2,8 @@
 /*
  * usbethd's daemon (daemon.c: start, resync, reload, the poll loop) and
  * its event sources, a file each, which share its state (struct daemon):
- * links.c (rtnetlink link events).
+ * monitor.c (the usbeth family: notifications, module reloads, GET
+ * replies), links.c (rtnetlink link events).
  */
 #ifndef USBETHD_DAEMON_H
 #define USBETHD_DAEMON_H
@@ -50,16 +51,31 @@ void name_forget(struct daemon *dm, uint32_t ifindex);
  * 0, or -errno (retried in 100 ms).
  */
 int resync(struct daemon *dm, const char *why);
-/* Notifications were lost (ENOBUFS): the family resolved again, then a
- * resync.
- */
-void overrun(struct daemon *dm, const char *why);
-/* Asks usbeth for ifindex; its reply is evaluated from the poll loop. */
-void get_async(struct daemon *dm, uint32_t ifindex);
 /* --rcvbuf on fd (what names it in the log); 0, or -1 (logged). */
 int set_rcvbuf(int fd, const char *what);
 /* A message to systemd (NOTIFY_SOCKET), if it listens. */
 void sd_notify_msg(const char *msg);
+
+/* monitor.c: the notifications' socket; 0, or -1 (logged). */
+int monitor_open(struct daemon *dm);
+/* Handles every notification queued; -1 on an error the daemon cannot go
+ * on after (logged).
+ */
+int monitor_read(struct daemon *dm);
+/* The socket of the GETs sent for what rtnetlink told; 0, or -errno. */
+int gets_open(struct daemon *dm);
+/* Asks usbeth for ifindex; the reply is evaluated in gets_read. */
+void get_async(struct daemon *dm, uint32_t ifindex);
+/* Handles every GET reply queued. */
+void gets_read(struct daemon *dm);
+/* The family is there again (or may be, after an overrun): a new handle,
+ * then a resync; -1 when it cannot be opened (retried in 100 ms).
+ */
+int family_back(struct daemon *dm, const char *why);
+/* Notifications were lost (ENOBUFS): the family resolved again and its
+ * group joined, then family_back.
+ */
+void overrun(struct daemon *dm, const char *why);
 
 /* links.c: the rtnetlink socket; 0, or -1 (logged). */
 int links_open(struct daemon *dm);
