@@ -6,48 +6,14 @@
  * and on stop. See daemon.h.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include <libmnl/libmnl.h>
-#include <linux/rtnetlink.h>
-#include <net/if.h>
 
 #include "daemon.h"
-
-void sd_notify_msg(const char *msg)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t len;
-	int fd;
-
-	if (!path || (path[0] != '/' && path[0] != '@'))
-		return;
-	len = strlen(path);
-	if (len >= sizeof(sa.sun_path))
-		return;
-	memcpy(sa.sun_path, path, len);
-	if (path[0] == '@')
-		sa.sun_path[0] = 0;	/* abstract namespace */
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa,
-		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
-		ulog(LOG_P_WARNING, "sd_notify: %s", strerror(errno));
-	close(fd);
-}
 
 /* Notes ifindex's name: NAME_NEW (not known before), NAME_RENAMED (known
  * by another name), NAME_SAME; -1 when there is no memory for it.
@@ -175,7 +141,7 @@ int set_rcvbuf(int fd, const char *what)
 	return 0;
 }
 
-static int reload(struct daemon *dm)
+int reload(struct daemon *dm)
 {
 	struct profset s;
 
@@ -196,23 +162,11 @@ static int reload(struct daemon *dm)
 int run_daemon(void)
 {
 	struct daemon dm = { 0 };
-	sigset_t mask;
 	int sfd = -1, lockfd = -1, statefd = -1, rc = 1, loaded;
 
-	/* signals blocked before anything else: a SIGHUP or SIGTERM that
-	 * comes while the daemon waits for state.lock or loads its profiles
-	 * is handled once it runs, never its death
-	 */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		ulog(LOG_P_ERR, "signalfd: %s", strerror(errno));
+	sfd = signals_open();	/* first: see there */
+	if (sfd < 0)
 		return 1;
-	}
 	/* the locks first, then the profiles: see state.h */
 	lockfd = lock_open("daemon.lock");
 	if (lockfd < 0)
@@ -263,8 +217,6 @@ int run_daemon(void)
 			{ mnl_socket_get_fd(dm.links), POLLIN, 0 },
 			{ usbeth_async_fd(dm.gets), POLLIN, 0 },
 		};
-		struct signalfd_siginfo si;
-
 		int timeout = -1;	/* none: no wakeups while idle */
 
 		if (dm.retry_at) {	/* but to retry a failed resync */
@@ -294,27 +246,7 @@ int run_daemon(void)
 		/* after the notifications: a GET's reply is no hurry */
 		if (pfd[3].revents)
 			gets_read(&dm);
-		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGHUP) {
-				char msg[64];
-
-				/* MONOTONIC_USEC: what Type=notify-reload
-				 * wants to tell this reload from an older one
-				 */
-				snprintf(msg, sizeof(msg), "RELOADING=1\n"
-					 "MONOTONIC_USEC=%llu",
-					 (unsigned long long)now_us());
-				sd_notify_msg(msg);
-				reload(&dm);
-				sd_notify_msg("READY=1");
-				continue;
-			}
-			sd_notify_msg("STOPPING=1");
-			ulog(LOG_P_INFO, "stopping (%s): %s",
-			     strsignal((int)si.ssi_signo), restore_on_stop ?
-			     "restoring original values" : "keeping values");
-			if (restore_on_stop)
-				engine_restore_all(&dm.e);
+		if (signals_read(&dm, sfd)) {
 			rc = 0;
 			goto out;
 		}

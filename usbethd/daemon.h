@@ -3,7 +3,8 @@
  * usbethd's daemon (daemon.c: start, resync, reload, the poll loop) and
  * its event sources, a file each, which share its state (struct daemon):
  * monitor.c (the usbeth family: notifications, module reloads, GET
- * replies), links.c (rtnetlink link events).
+ * replies), links.c (rtnetlink link events), signals.c (the service
+ * manager: its signals, sd_notify).
  */
 #ifndef USBETHD_DAEMON_H
 #define USBETHD_DAEMON_H
@@ -53,8 +54,10 @@ void name_forget(struct daemon *dm, uint32_t ifindex);
 int resync(struct daemon *dm, const char *why);
 /* --rcvbuf on fd (what names it in the log); 0, or -1 (logged). */
 int set_rcvbuf(int fd, const char *what);
-/* A message to systemd (NOTIFY_SOCKET), if it listens. */
-void sd_notify_msg(const char *msg);
+/* SIGHUP: the profiles loaded again (kept when they do not load), then a
+ * resync.
+ */
+int reload(struct daemon *dm);
 
 /* monitor.c: the notifications' socket; 0, or -1 (logged). */
 int monitor_open(struct daemon *dm);
@@ -81,5 +84,14 @@ void overrun(struct daemon *dm, const char *why);
 int links_open(struct daemon *dm);
 /* Reads and handles every link event queued. */
 void links_read(struct daemon *dm);
+
+/* signals.c: SIGHUP, SIGTERM, SIGINT blocked, and a signalfd for them;
+ * the fd, or -1 (logged).
+ */
+int signals_open(void);
+/* Handles every signal queued: 1 when the daemon is to stop. */
+int signals_read(struct daemon *dm, int sfd);
+/* A message to systemd (NOTIFY_SOCKET), if it listens. */
+void sd_notify_msg(const char *msg);
 
 #endif /* USBETHD_DAEMON_H */
