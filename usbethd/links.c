@@ -38,34 +38,7 @@ static void other_link(struct daemon *dm, const struct nlmsghdr *nlh,
 	get_async(dm, (uint32_t)ifi->ifi_index);	/* see gets_read */
 }
 
-/*
- * udev renames a USB NIC (Debian: enx<MAC>, 73-usb-net-by-mac.link) right
- * after the NEW that named it usb0: the record follows, and the device is
- * evaluated again, as a profile may match the new name ("ifname" globs).
- */
-static bool renamed(struct daemon *dm, const struct nlmsghdr *nlh,
-		    struct rec *r)
-{
-	const struct nlattr *a;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
-		const char *name;
-
-		if (mnl_attr_get_type(a) != IFLA_IFNAME ||
-		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
-			continue;
-		name = mnl_attr_get_str(a);
-		if (!name[0] || strlen(name) >= sizeof(r->ifname) ||
-		    !strcmp(name, r->ifname))
-			return false;
-		engine_rename(&dm->e, r->ifindex, name);
-		get_async(dm, r->ifindex);	/* evaluated in gets_read */
-		return true;
-	}
-	return false;
-}
-
-/* The IFLA_IFNAME of a link message, or NULL. */
+/* The IFLA_IFNAME of a link message (a name a netdev can have), or NULL. */
 static const char *link_name(const struct nlmsghdr *nlh)
 {
 	const struct nlattr *a;
@@ -83,15 +56,28 @@ static const char *link_name(const struct nlmsghdr *nlh)
 }
 
 /*
+ * udev renames a USB NIC (Debian: enx<MAC>, 73-usb-net-by-mac.link) right
+ * after the NEW that named it usb0: the record follows, and the device is
+ * evaluated again, as a profile may match the new name ("ifname" globs).
+ */
+static bool renamed(struct daemon *dm, const char *name, struct rec *r)
+{
+	if (!name || !strcmp(name, r->ifname))
+		return false;
+	engine_rename(&dm->e, r->ifindex, name);
+	get_async(dm, r->ifindex);	/* evaluated in gets_read */
+	return true;
+}
+
+/*
  * A netdev without a record renamed (udev's eth0 -> enp0s3): a role
  * "other" profile may match the new name ("ifname" globs), so it is
  * evaluated again. A USB one too: its NEW named it before the rename.
  * The names are known from the last dump and rtnetlink since.
  */
-static void other_renamed(struct daemon *dm, const struct nlmsghdr *nlh,
+static void other_renamed(struct daemon *dm, const char *name,
 			  const struct ifinfomsg *ifi, const struct rec *r)
 {
-	const char *name = link_name(nlh);
 	int how;
 
 	if (!name)
@@ -120,6 +106,7 @@ static int link_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct daemon *dm = arg;
 	const struct ifinfomsg *ifi;
+	const char *name;
 	struct rec *r;
 	int up;
 
@@ -135,8 +122,9 @@ static int link_cb(const struct nlmsghdr *nlh, void *arg)
 		return MNL_CB_OK;
 	}
 	r = engine_find(&dm->e, (uint32_t)ifi->ifi_index);
-	other_renamed(dm, nlh, ifi, r);
-	if (r && renamed(dm, nlh, r))
+	name = link_name(nlh);
+	other_renamed(dm, name, ifi, r);
+	if (r && renamed(dm, name, r))
 		return MNL_CB_OK;
 	if (!r || r->role != USBETH_ROLE_USB_GADGET)
 		return MNL_CB_OK;
