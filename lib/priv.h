@@ -29,6 +29,11 @@ int usbeth_build_family_req(void *buf, size_t len);
  */
 int usbeth_parse_family(const struct nlmsghdr *nlh, struct usbeth_family *f);
 
+/* msg.c: *ack as before any answer: no error, no message, no attribute
+ * (-1 each).
+ */
+void usbeth_ack_clear(struct usbeth_ack *ack);
+
 /* Walk the attributes in [data, data + len): calls fn for each; stops at
  * fn's first non-zero return and returns it. -EBADMSG for an attribute
  * whose length is impossible, or trailing bytes too short for one.

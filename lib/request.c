@@ -14,21 +14,13 @@
 
 #define DUMP_TRIES	5
 
-static void reset_ack(struct usbeth *u)
-{
-	memset(&u->ack, 0, sizeof(u->ack));
-	u->ack.attr = -1;
-	u->ack.miss_attr = -1;
-	u->ack.offset = -1;
-}
-
 /* Sends the request built in u->req (len bytes) and runs the exchange. */
 static int transact(struct usbeth *u, int len, bool echo, usbeth_msg_cb cb,
 		    void *arg, bool *intr)
 {
 	if (len < 0)
 		return len;
-	reset_ack(u);
+	usbeth_ack_clear(&u->ack);
 	return usbeth_talk(&u->s, &u->req.nlh, (size_t)len,
 			   u->req.nlh.nlmsg_type, echo, cb, arg, &u->ack, intr);
 }
@@ -61,7 +53,7 @@ int usbeth_open(struct usbeth **out)
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
-	reset_ack(u);
+	usbeth_ack_clear(&u->ack);
 	ret = usbeth_nl_setup(&u->s, NETLINK_GENERIC);
 	if (ret)
 		goto fail;
@@ -168,7 +160,7 @@ int usbeth_get(struct usbeth *u, uint32_t ifindex, const char *ifname,
 	memset(out, 0, sizeof(*out));
 	c.out = out;
 	c.got = false;
-	reset_ack(u);
+	usbeth_ack_clear(&u->ack);
 	ret = transact(u, usbeth_build_get(u->req.b, sizeof(u->req.b),
 					   u->fam.id, ifindex, ifname),
 		       false, get_cb, &c, NULL);
@@ -214,7 +206,7 @@ int usbeth_dump(struct usbeth *u, struct usbeth_dev **devs, size_t *n)
 
 	*devs = NULL;
 	*n = 0;
-	reset_ack(u);
+	usbeth_ack_clear(&u->ack);
 	u->dump_redone = 0;
 	for (tries = 0; tries < DUMP_TRIES; tries++) {
 		struct dump_ctx c = { 0 };
@@ -291,7 +283,7 @@ int usbeth_set(struct usbeth *u, const struct usbeth_set *req,
 
 	if (echo)
 		memset(echo, 0, sizeof(*echo));
-	reset_ack(u);
+	usbeth_ack_clear(&u->ack);
 	u->left_changed = 0;
 	ret = transact(u, usbeth_build_set(u->req.b, sizeof(u->req.b),
 					   u->fam.id, req),

@@ -233,10 +233,7 @@ int usbeth_nl_talk(struct usbeth_nl *s, struct nlmsghdr *req, uint16_t type,
 
 	if (!ack)
 		ack = &scratch;
-	memset(ack, 0, sizeof(*ack));
-	ack->attr = -1;
-	ack->miss_attr = -1;
-	ack->offset = -1;
+	usbeth_ack_clear(ack);
 	if (req->nlmsg_len < sizeof(*req))
 		return -EINVAL;
 	return usbeth_talk(s, req, req->nlmsg_len, type, false, cb, arg, ack,
