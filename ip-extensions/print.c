@@ -64,25 +64,28 @@ static void put_caps(struct out *o, uint32_t caps)
 	out_arr_close(o);
 }
 
-/* The knobs that are plain numbers, in the order shown. */
+/* Values the kernel reports beside a knob (read only), shown after it. */
 static const struct {
+	int knob;			/* USBETH_KNOB_*: after this one */
 	int attr;
 	size_t off;
-} plain_knobs[] = {
-#define K(a, f) { a, offsetof(struct usbeth_dev, f) }
-	K(USBETH_A_QMULT, qmult),
-	K(USBETH_A_QMULT_ACTIVE, qmult_active),
-	K(USBETH_A_NTB_RX_MAX, ntb_rx_max),
-	K(USBETH_A_NTB_TX_MAX, ntb_tx_max),
-	K(USBETH_A_NTB_DEV_RX_MAX, ntb_dev_rx_max),
-	K(USBETH_A_NTB_DEV_TX_MAX, ntb_dev_tx_max),
-	K(USBETH_A_TX_TIMER_USECS, tx_timer_usecs),
-	K(USBETH_A_COAL_TX_USECS, coal_tx_usecs),
-	K(USBETH_A_COAL_TX_FRAMES, coal_tx_frames),
-	K(USBETH_A_COAL_RX_USECS, coal_rx_usecs),
-	K(USBETH_A_COAL_RX_FRAMES, coal_rx_frames),
-#undef K
+} beside[] = {
+#define B(k, a, f) { USBETH_KNOB_##k, a, offsetof(struct usbeth_dev, f) }
+	B(QMULT, USBETH_A_QMULT_ACTIVE, qmult_active),
+	B(NTB_TX_MAX, USBETH_A_NTB_DEV_RX_MAX, ntb_dev_rx_max),
+	B(NTB_TX_MAX, USBETH_A_NTB_DEV_TX_MAX, ntb_dev_tx_max),
+#undef B
 };
+
+/* The BQL field of each TX queue a per-queue knob sets. */
+static int queue_attr(int knob)
+{
+	switch (knob) {
+	case USBETH_KNOB_BQL_LIMIT_MIN: return USBETH_A_BQLQ_LIMIT_MIN;
+	case USBETH_KNOB_BQL_LIMIT_MAX: return USBETH_A_BQLQ_LIMIT_MAX;
+	default: return USBETH_A_BQLQ_HOLD_TIME;
+	}
+}
 
 /* The value every TX queue holds for one BQL field, if they all hold the
  * same; false when they differ, one lacks it, or there are none.
@@ -138,6 +141,7 @@ static void dev_members(struct out *o, const struct usbeth_dev *d,
 {
 	uint32_t v = 0;
 	size_t i;
+	int id;
 
 	out_u32(o, "ifindex", "%u:", d->ifindex);
 	if (usbeth_dev_has(d, USBETH_A_IFNAME))
@@ -171,24 +175,36 @@ static void dev_members(struct out *o, const struct usbeth_dev *d,
 		put_caps(o, d->caps);
 	out_nl(o, 4);
 
-	for (i = 0; i < sizeof(plain_knobs) / sizeof(plain_knobs[0]); i++) {
-		int a = plain_knobs[i].attr;
-
-		if (!usbeth_dev_has(d, a))
+	/* the knobs of the device, in the table's order (USBETH_KNOBS) */
+	for (id = 0; id < USBETH_KNOB_COUNT; id++) {
+		if (usbeth_knobs[id].per_queue)
 			continue;
-		v = *(const uint32_t *)((const char *)d + plain_knobs[i].off);
-		out_u32(o, usbeth_attr_name(a), NULL, v);
+		if (usbeth_knob_value(d, id, &v, NULL))
+			out_u32(o, usbeth_knobs[id].name, NULL, v);
+		for (i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+			if (beside[i].knob != id ||
+			    !usbeth_dev_has(d, beside[i].attr))
+				continue;
+			v = *(const uint32_t *)((const char *)d + beside[i].off);
+			out_u32(o, usbeth_attr_name(beside[i].attr), NULL, v);
+		}
 	}
 	if (usbeth_dev_has(d, USBETH_A_BQL_ACCOUNTING))
 		put_enum(o, "bql-accounting",
 			 usbeth_bql_accounting_name(d->bql_accounting),
 			 d->bql_accounting);
-	if (bql_uniform(d, USBETH_A_BQLQ_LIMIT_MIN, &v))
-		out_u32(o, "bql-limit-min", NULL, v);
-	if (bql_uniform(d, USBETH_A_BQLQ_LIMIT_MAX, &v))
-		out_u32(o, "bql-limit-max", NULL, v);
-	if (bql_uniform(d, USBETH_A_BQLQ_HOLD_TIME, &v))
-		out_u32(o, "bql-hold-time", "bql-hold-time %ums", v);
+	/* the BQL knobs: the value every TX queue holds */
+	for (id = 0; id < USBETH_KNOB_COUNT; id++) {
+		const struct usbeth_knob *k = &usbeth_knobs[id];
+		char ms[48];
+
+		if (!k->per_queue || !bql_uniform(d, queue_attr(id), &v))
+			continue;
+		/* text: "bql-hold-time 1000ms" */
+		snprintf(ms, sizeof(ms), "%s %%ums", k->name);
+		out_u32(o, k->name, k->unit == USBETH_UNIT_MSECS ? ms : NULL,
+			v);
+	}
 	out_nl(o, 4);
 
 	if ((flags & (CLI_SHOW_DETAILS | CLI_SHOW_STATS)) && d->n_bql_queues) {

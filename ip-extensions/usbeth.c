@@ -71,15 +71,47 @@ static void usage_main(FILE *f)
 "See usbeth(8).\n");
 }
 
+/*
+ * KNOB := { ... }: every knob of the table (USBETH_KNOBS) with the value
+ * its unit takes, then queue N; lines wrapped at USAGE_KNOBS_WIDTH.
+ */
+#define USAGE_KNOBS_WIDTH 64
+static void usage_knobs(FILE *f)
+{
+	static const char *const value[] = {
+		[USBETH_UNIT_COUNT] = "N",
+		[USBETH_UNIT_BYTES] = "SIZE",
+		[USBETH_UNIT_USECS] = "TIME",
+		[USBETH_UNIT_MSECS] = "MSTIME",
+	};
+	char item[64];
+	int col = fprintf(f, "KNOB := {"), i, n;
+
+	for (i = 0; i <= USBETH_KNOB_COUNT; i++) {
+		if (i == USBETH_KNOB_COUNT)
+			n = snprintf(item, sizeof(item), " queue N }");
+		else
+			n = snprintf(item, sizeof(item), " %s %s |",
+				     usbeth_knobs[i].name,
+				     value[usbeth_knobs[i].unit]);
+
+		if (col + n > USAGE_KNOBS_WIDTH) {
+			fprintf(f, "\n%9s", "");
+			col = 9;
+		}
+		fputs(item, f);
+		col += n;
+	}
+	fputc('\n', f);
+}
+
 static void usage_link(FILE *f)
 {
 	fprintf(f,
 "Usage: usbeth link show [ [ dev ] NAME ]\n"
-"       usbeth link set [ dev ] NAME KNOB VALUE [ KNOB VALUE ... ]\n"
-"KNOB := { qmult N | ntb-rx-max SIZE | ntb-tx-max SIZE |\n"
-"          tx-timer-usecs TIME | tx-usecs TIME | tx-frames N |\n"
-"          rx-usecs TIME | rx-frames N | bql-limit-min SIZE |\n"
-"          bql-limit-max SIZE | bql-hold-time MSTIME | queue N }\n"
+"       usbeth link set [ dev ] NAME KNOB VALUE [ KNOB VALUE ... ]\n");
+	usage_knobs(f);
+	fprintf(f,
 "SIZE   := bytes: 65536, 64k, 1m (k = 1024, m = 1048576, g)\n"
 "TIME   := usecs: 400, 400us, 1ms, 1s\n"
 "MSTIME := msecs: 1000, 1000ms, 1s\n"

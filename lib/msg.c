@@ -639,6 +639,14 @@ static int ack_attr(const struct nlattr *a, void *arg)
 	return 0;
 }
 
+void usbeth_ack_clear(struct usbeth_ack *ack)
+{
+	memset(ack, 0, sizeof(*ack));
+	ack->attr = -1;
+	ack->miss_attr = -1;
+	ack->offset = -1;
+}
+
 int usbeth_parse_ack(const struct nlmsghdr *nlh, const void *req,
 		     size_t reqlen, struct usbeth_ack *ack)
 {
@@ -647,13 +655,10 @@ int usbeth_parse_ack(const struct nlmsghdr *nlh, const void *req,
 	struct ack_ctx c;
 	int err;
 
-	memset(ack, 0, sizeof(*ack));
+	usbeth_ack_clear(ack);
 	c.ack = ack;
 	c.req = req;
 	c.reqlen = reqlen;
-	ack->attr = -1;
-	ack->miss_attr = -1;
-	ack->offset = -1;
 	if (len < MNL_NLMSG_HDRLEN)
 		return ack->error = -EBADMSG;
 	payload = mnl_nlmsg_get_payload(nlh);

@@ -44,7 +44,10 @@ static const char *const cmd_names[] = {
 	[USBETH_CMD_CHANGE_NTF]	= "change",
 };
 
+/* The knobs' attributes are named by the knob table (USBETH_KNOBS). */
+#define KNOB_ATTR_NAME(ID, NAME, ATTR, ...)	[ATTR] = NAME,
 static const char *const attr_names[] = {
+	USBETH_KNOBS(KNOB_ATTR_NAME)
 	[USBETH_A_IFINDEX]		= "ifindex",
 	[USBETH_A_IFNAME]		= "ifname",
 	[USBETH_A_DRIVER]		= "driver",
@@ -57,25 +60,15 @@ static const char *const attr_names[] = {
 	[USBETH_A_USB_PATH]		= "usb-path",
 	[USBETH_A_GADGET_UDC]		= "gadget-udc",
 	[USBETH_A_GADGET_MAX_SPEED]	= "gadget-max-speed",
-	[USBETH_A_QMULT]		= "qmult",
 	[USBETH_A_QMULT_ACTIVE]		= "qmult-active",
-	[USBETH_A_NTB_RX_MAX]		= "ntb-rx-max",
-	[USBETH_A_NTB_TX_MAX]		= "ntb-tx-max",
 	[USBETH_A_NTB_DEV_RX_MAX]	= "ntb-dev-rx-max",
 	[USBETH_A_NTB_DEV_TX_MAX]	= "ntb-dev-tx-max",
-	[USBETH_A_TX_TIMER_USECS]	= "tx-timer-usecs",
-	[USBETH_A_COAL_TX_USECS]	= "tx-usecs",
-	[USBETH_A_COAL_TX_FRAMES]	= "tx-frames",
-	[USBETH_A_COAL_RX_USECS]	= "rx-usecs",
-	[USBETH_A_COAL_RX_FRAMES]	= "rx-frames",
 	[USBETH_A_BQL_ACCOUNTING]	= "bql-accounting",
 	[USBETH_A_BQL_QUEUES]		= "bql-queues",
 	[USBETH_A_BQL_QUEUE_INDEX]	= "bql-queue",
-	[USBETH_A_BQL_LIMIT_MIN]	= "bql-limit-min",
-	[USBETH_A_BQL_LIMIT_MAX]	= "bql-limit-max",
-	[USBETH_A_BQL_HOLD_TIME]	= "bql-hold-time",
 	[USBETH_A_LEFT_CHANGED]		= "left-changed",
 };
+#undef KNOB_ATTR_NAME
 
 static const char *const bqlq_names[] = {
 	[USBETH_A_BQLQ_INDEX]		= "index",

@@ -6,6 +6,8 @@
 #ifndef LIBUSBETH_PRIV_H
 #define LIBUSBETH_PRIV_H
 
+#include <stdalign.h>
+
 #include "usbeth.h"
 
 /* Largest request the library builds (a set with every attribute is
@@ -26,6 +28,11 @@ int usbeth_build_family_req(void *buf, size_t len);
  * -EBADMSG if malformed or without a family id.
  */
 int usbeth_parse_family(const struct nlmsghdr *nlh, struct usbeth_family *f);
+
+/* msg.c: *ack as before any answer: no error, no message, no attribute
+ * (-1 each).
+ */
+void usbeth_ack_clear(struct usbeth_ack *ack);
 
 /* Walk the attributes in [data, data + len): calls fn for each; stops at
  * fn's first non-zero return and returns it. -EBADMSG for an attribute
@@ -63,5 +70,61 @@ struct usbeth_txn {
 
 /* 1: the exchange ended (t->result is set); 0: more datagrams expected. */
 int usbeth_txn_feed(struct usbeth_txn *t, const void *buf, size_t len);
+
+/* ------------------------------------------- between the library's files -- */
+
+/* A netlink socket of any protocol, with its growing receive buffer: the
+ * transport of the family's handle, and of the daemon's rtnetlink and
+ * ethtool-netlink requests (usbeth_nl_talk()).
+ */
+struct usbeth_nl {
+	struct mnl_socket *nl;
+	int fd;
+	uint32_t seq;
+	unsigned char *buf;
+	size_t buflen;
+};
+
+struct usbeth {
+	struct usbeth_nl s;
+	struct usbeth_family fam;
+	union {
+		struct nlmsghdr nlh;
+		alignas(8) unsigned char b[USBETH_REQ_MAX];
+	} req;
+	struct usbeth_ack ack;
+	unsigned int dump_redone;	/* by the last usbeth_dump() */
+	uint32_t left_changed;		/* by the last usbeth_set() */
+};
+
+struct usbeth_mon {
+	struct usbeth *u;
+};
+
+/* transport.c: opens s on bus (extended and capped ACKs, a 1 MiB receive
+ * buffer asked for, its growing buffer); 0, or -errno (then teardown).
+ */
+int usbeth_nl_setup(struct usbeth_nl *s, int bus);
+void usbeth_nl_teardown(struct usbeth_nl *s);
+/* A new object of size bytes whose first member is a struct usbeth_nl,
+ * opened on bus; freed with usbeth_nl_free().
+ */
+int usbeth_nl_new(void **out, size_t size, int bus);
+void usbeth_nl_free(void *p);
+/* Sends req (len bytes; its nlmsg_seq is set here) and runs the exchange:
+ * messages of type go to cb, until the closing ACK (into *ack).
+ */
+int usbeth_talk(struct usbeth_nl *s, struct nlmsghdr *nlh, size_t len,
+		uint16_t type, bool echo, usbeth_msg_cb cb, void *arg,
+		struct usbeth_ack *ack, bool *intr);
+/*
+ * Reads every datagram queued on s without blocking and gives each message
+ * to each(), then each(NULL) at the end of the datagram. 0 once drained,
+ * a receive error (-ENOBUFS: the socket overflowed), or each()'s first
+ * non-zero return, which stops the reading.
+ */
+int usbeth_nl_drain(struct usbeth_nl *s,
+		    int (*each)(const struct nlmsghdr *nlh, void *arg),
+		    void *arg);
 
 #endif /* LIBUSBETH_PRIV_H */

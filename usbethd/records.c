@@ -2,7 +2,7 @@
 /*
  * usbethd's engine, its records: what it remembers of each device (keyed
  * on ifindex), following renames, kept on disk (state.h) so that the
- * originals outlive the process. See apply.h.
+ * originals outlive the process. See records.h and apply.h.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -23,7 +23,7 @@
 #ifndef USBETHD_STATE_H
 #define USBETHD_STATE_H
 
-#include "apply.h"
+#include "records.h"
 
 /* Creates dir (0755) if missing; refuses one that is not a directory owned
  * by us or is writable by others. 0, or -1 with why filled.
