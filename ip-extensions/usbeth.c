@@ -266,25 +266,21 @@ static void refused_limit(struct ctx *x, const struct cli_cmd *c, int attr,
 	const struct cli_kv *kv = cli_cmd_kv(c, attr);
 	struct usbeth_dev d;
 	uint32_t max;
+	int max_attr;
 
 	*buf = '\0';
 	if (err != -ERANGE || !c->dev || strstr(msg, c->dev) ||
 	    usbeth_get(x->u, 0, c->dev, &d))
 		return;
+	max_attr = kv ? kv->knob->dev_max_attr : 0;
 	switch (attr) {
 	case USBETH_A_NTB_RX_MAX:
 	case USBETH_A_NTB_TX_MAX:
-		max = attr == USBETH_A_NTB_RX_MAX ? d.ntb_dev_rx_max :
-						    d.ntb_dev_tx_max;
-		if (kv && usbeth_dev_has(&d, attr == USBETH_A_NTB_RX_MAX ?
-					 USBETH_A_NTB_DEV_RX_MAX :
-					 USBETH_A_NTB_DEV_TX_MAX) &&
-		    kv->value > max)
+		max = max_attr == USBETH_A_NTB_DEV_RX_MAX ? d.ntb_dev_rx_max :
+							    d.ntb_dev_tx_max;
+		if (max_attr && usbeth_dev_has(&d, max_attr) && kv->value > max)
 			snprintf(buf, len, "the maximum of %s is %u (%s)",
-				 d.ifname, max,
-				 usbeth_attr_name(attr == USBETH_A_NTB_RX_MAX ?
-						  USBETH_A_NTB_DEV_RX_MAX :
-						  USBETH_A_NTB_DEV_TX_MAX));
+				 d.ifname, max, usbeth_attr_name(max_attr));
 		break;
 	case USBETH_A_BQL_QUEUE_INDEX:
 		if (kv)
