@@ -35,6 +35,13 @@ struct usbeth_gadget_rec {
 
 static LIST_HEAD(gadget_recs);
 
+/*
+ * Whether dev is a USB host-side netdev: its parent is a USB interface.
+ * This follows the parent, so it must not see a u_ether netdev, whose
+ * parent u_ether moves (and a UDC removal then frees) with no lock held
+ * here: callers rule out is_usb_gadget_side() first, which looks at the
+ * netdev alone.
+ */
 static bool is_usb_host_side(struct net_device *dev)
 {
 	struct device *parent = dev->dev.parent;
@@ -118,21 +125,23 @@ bool usbeth_needs_rtnl(struct net_device *dev)
 const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
-	struct device *parent = dev->dev.parent;
+	struct device *parent;
 
-	if (is_usb_host_side(dev) && parent->driver && parent->driver->name) {
-		strscpy(buf, parent->driver->name, len);
-		return buf;
-	}
 	/*
 	 * Not u_ether's get_drvinfo(): it tests its gadget pointer, then reads
 	 * it again, while gether_detach_gadget() clears it without any lock
 	 * usbeth (or ethtool) could hold; a GET racing an unbind oopsed there
 	 * on 7.3 (NULL gadget->name). Its driver name is the constant it
-	 * reports.
+	 * reports. Decided before anything follows the parent (see
+	 * is_usb_host_side()).
 	 */
 	if (is_usb_gadget_side(dev)) {
 		strscpy(buf, "g_ether", len);
+		return buf;
+	}
+	parent = dev->dev.parent;
+	if (is_usb_host_side(dev) && parent->driver && parent->driver->name) {
+		strscpy(buf, parent->driver->name, len);
 		return buf;
 	}
 	/* as ethtool -i calls it: device awake, present, inside begin */
@@ -191,7 +200,15 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 	memset(id, 0, sizeof(*id));
 	id->role = USBETH_ROLE_OTHER;
 
-	if (is_usb_host_side(dev)) {
+	/* gadget first: its parent is touched only inside gadget_copy() */
+	if (is_usb_gadget_side(dev)) {
+		struct usbeth_gadget_copy c = { .netdev = &dev->dev, .id = id };
+
+		id->role = USBETH_ROLE_USB_GADGET;
+		dpm_for_each_dev(&c, gadget_copy);
+		if (usbeth_gadget_qmult_available())
+			id->caps |= USBETH_CAP_QMULT;
+	} else if (is_usb_host_side(dev)) {
 		struct usb_interface *intf = to_usb_interface(dev->dev.parent);
 		struct usb_device *udev = interface_to_usbdev(intf);
 
@@ -203,13 +220,6 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 		id->usb_path = dev_name(&udev->dev);
 		if (usbeth_ncm_present(dev))
 			id->caps |= USBETH_CAP_NTB | USBETH_CAP_TX_TIMER;
-	} else if (is_usb_gadget_side(dev)) {
-		struct usbeth_gadget_copy c = { .netdev = &dev->dev, .id = id };
-
-		id->role = USBETH_ROLE_USB_GADGET;
-		dpm_for_each_dev(&c, gadget_copy);
-		if (usbeth_gadget_qmult_available())
-			id->caps |= USBETH_CAP_QMULT;
 	}
 	id->caps |= usbeth_coalesce_caps(dev);
 	if (usbeth_bql_capable(dev))
