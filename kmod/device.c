@@ -6,14 +6,15 @@
  * The qmult in effect: u_ether sizes its request pools from qmult in
  * gether_connect(), right before netif_carrier_on(), and frees them on
  * disconnect. While a gadget is bound, only usbeth can change qmult (its
- * configfs file refuses), so the value in effect is the current one unless
- * usbeth changed it since the last connect. Before usbeth changes qmult on
- * a connected gadget it records the old value with the device's
- * carrier_up_count, which counts every connect, whether or not the netdev
- * was up to see it. A record holds a tracked reference on the netdev,
- * released at the real NETDEV_UNREGISTER (a netns move also sends
- * UNREGISTER, with reg_state still NETREG_REGISTERED: the record survives
- * it) and at module exit. Records are only touched under rtnl.
+ * configfs file refuses), and it does so under the lock every connect
+ * runs under (gadget.c), so a change lands either before a connect, which
+ * then uses it, or after one. A change on a connected gadget is recorded
+ * with the old value and the device's carrier_up_count, which counts
+ * every connect, whether or not the netdev was up to see it: the pools of
+ * that connect are the old value's. A record holds a tracked reference on
+ * the netdev, released at the real NETDEV_UNREGISTER (a netns move also
+ * sends UNREGISTER, with reg_state still NETREG_REGISTERED: the record
+ * survives it) and at module exit. Records are only touched under rtnl.
  */
 #include <linux/ethtool.h>
 #include <linux/kallsyms.h>
@@ -29,12 +30,19 @@ struct usbeth_gadget_rec {
 	struct list_head list;
 	struct net_device *dev;
 	netdevice_tracker tracker;
-	int connect;		/* carrier_up_count when recorded */
-	u32 qmult;		/* qmult in effect since that connect, 0: unknown */
+	int connect;		/* carrier_up_count of the connect recorded */
+	u32 qmult;		/* qmult of that connect's pools, 0: none */
 };
 
 static LIST_HEAD(gadget_recs);
 
+/*
+ * Whether dev is a USB host-side netdev: its parent is a USB interface.
+ * This follows the parent, so it must not see a u_ether netdev, whose
+ * parent u_ether moves (and a UDC removal then frees) with no lock held
+ * here: callers rule out is_usb_gadget_side() first, which looks at the
+ * netdev alone.
+ */
 static bool is_usb_host_side(struct net_device *dev)
 {
 	struct device *parent = dev->dev.parent;
@@ -118,21 +126,23 @@ bool usbeth_needs_rtnl(struct net_device *dev)
 const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
-	struct device *parent = dev->dev.parent;
+	struct device *parent;
 
-	if (is_usb_host_side(dev) && parent->driver && parent->driver->name) {
-		strscpy(buf, parent->driver->name, len);
-		return buf;
-	}
 	/*
 	 * Not u_ether's get_drvinfo(): it tests its gadget pointer, then reads
 	 * it again, while gether_detach_gadget() clears it without any lock
 	 * usbeth (or ethtool) could hold; a GET racing an unbind oopsed there
 	 * on 7.3 (NULL gadget->name). Its driver name is the constant it
-	 * reports.
+	 * reports. Decided before anything follows the parent (see
+	 * is_usb_host_side()).
 	 */
 	if (is_usb_gadget_side(dev)) {
 		strscpy(buf, "g_ether", len);
+		return buf;
+	}
+	parent = dev->dev.parent;
+	if (is_usb_host_side(dev) && parent->driver && parent->driver->name) {
+		strscpy(buf, parent->driver->name, len);
 		return buf;
 	}
 	/* as ethtool -i calls it: device awake, present, inside begin */
@@ -158,32 +168,64 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
  * u_ether's gether_attach_gadget()/gether_detach_gadget() with
  * device_move(), which takes neither rtnl nor anything of the netdev's:
  * only the driver core's dpm_list_mtx, held across the whole move. Unbind
- * plus UDC removal can free the gadget right after the move, so what
- * usbeth reports of it is copied under that mutex, reached through the one
- * export that holds it (dpm_for_each_dev(), which walks the list of
- * devices: a gadget's netdev is on it). While the mutex is held and the
- * netdev's parent is the gadget, the gadget has not been deleted (its
- * device_del() takes the mutex too, after the unbind that moves the
- * netdev), hence not freed; nor has the UDC, its parent.
+ * plus UDC removal can free the gadget right after the move, so usbeth
+ * touches the gadget only under that mutex, reached through the one export
+ * that holds it (dpm_for_each_dev(), which walks the list of devices: a
+ * gadget's netdev is on it). While the mutex is held and the netdev's
+ * parent is the gadget, the gadget has not been deleted (its device_del()
+ * takes the mutex too, after the unbind that moves the netdev), hence not
+ * freed; nor has the UDC, its parent; nor has the gadget driver's data (the
+ * composite device), which is set before the function's bind attaches the
+ * netdev and cleared after its unbind detached it. While the mutex is held
+ * and the netdev has no parent, no gadget can be attached to it.
  */
-struct usbeth_gadget_copy {
+struct gadget_visit {
 	struct device *netdev;
-	struct usbeth_ident *id;
+	void (*fn)(struct net_device *dev, struct usb_gadget *g, void *arg);
+	void *arg;
+	bool found;
 };
 
-static void gadget_copy(struct device *d, void *data)
+static void gadget_visit_one(struct device *d, void *data)
 {
-	struct usbeth_gadget_copy *c = data;
-	struct device *parent = d->parent;
-	struct usb_gadget *g;
+	struct gadget_visit *v = data;
 
-	if (d != c->netdev || !parent)
+	if (d != v->netdev)
 		return;
-	g = container_of(parent, struct usb_gadget, dev);
-	c->id->speed = speed_of(g->speed);
-	c->id->max_speed = speed_of(g->max_speed);
+	v->found = true;
+	v->fn(to_net_dev(d),
+	      d->parent ? container_of(d->parent, struct usb_gadget, dev) : NULL,
+	      v->arg);
+}
+
+/*
+ * Calls fn(dev, g, arg) under dpm_list_mtx, with g the gadget dev is bound
+ * to, NULL when unbound. fn must not sleep long: every device's power
+ * transitions wait for the mutex. Returns false without calling fn when dev
+ * is not a registered device (being unregistered).
+ */
+bool usbeth_with_gadget(struct net_device *dev,
+			void (*fn)(struct net_device *dev, struct usb_gadget *g,
+				   void *arg),
+			void *arg)
+{
+	struct gadget_visit v = { .netdev = &dev->dev, .fn = fn, .arg = arg };
+
+	dpm_for_each_dev(&v, gadget_visit_one);
+	return v.found;
+}
+
+static void gadget_copy(struct net_device *dev, struct usb_gadget *g,
+			void *arg)
+{
+	struct usbeth_ident *id = arg;
+
+	if (!g)
+		return;
+	id->speed = speed_of(g->speed);
+	id->max_speed = speed_of(g->max_speed);
 	if (g->dev.parent)
-		strscpy(c->id->udc, dev_name(g->dev.parent), sizeof(c->id->udc));
+		strscpy(id->udc, dev_name(g->dev.parent), sizeof(id->udc));
 }
 
 void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
@@ -191,7 +233,13 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 	memset(id, 0, sizeof(*id));
 	id->role = USBETH_ROLE_OTHER;
 
-	if (is_usb_host_side(dev)) {
+	/* gadget first: its parent is touched only inside gadget_copy() */
+	if (is_usb_gadget_side(dev)) {
+		id->role = USBETH_ROLE_USB_GADGET;
+		usbeth_with_gadget(dev, gadget_copy, id);
+		if (usbeth_gadget_qmult_available())
+			id->caps |= USBETH_CAP_QMULT;
+	} else if (is_usb_host_side(dev)) {
 		struct usb_interface *intf = to_usb_interface(dev->dev.parent);
 		struct usb_device *udev = interface_to_usbdev(intf);
 
@@ -203,13 +251,6 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 		id->usb_path = dev_name(&udev->dev);
 		if (usbeth_ncm_present(dev))
 			id->caps |= USBETH_CAP_NTB | USBETH_CAP_TX_TIMER;
-	} else if (is_usb_gadget_side(dev)) {
-		struct usbeth_gadget_copy c = { .netdev = &dev->dev, .id = id };
-
-		id->role = USBETH_ROLE_USB_GADGET;
-		dpm_for_each_dev(&c, gadget_copy);
-		if (usbeth_gadget_qmult_available())
-			id->caps |= USBETH_CAP_QMULT;
 	}
 	id->caps |= usbeth_coalesce_caps(dev);
 	if (usbeth_bql_capable(dev))
@@ -226,6 +267,11 @@ static struct usbeth_gadget_rec *rec_find(struct net_device *dev)
 	return NULL;
 }
 
+/*
+ * The qmult the pools of the current connect were sized with. Under rtnl,
+ * which every usbeth change holds: a connect after the reads below used
+ * the current value, as did any connect without a record.
+ */
 bool usbeth_qmult_active(struct net_device *dev, u32 *qmult)
 {
 	struct usbeth_gadget_rec *rec;
@@ -234,9 +280,10 @@ bool usbeth_qmult_active(struct net_device *dev, u32 *qmult)
 	if (!netif_carrier_ok(dev))
 		return false;	/* disconnected: no request pools */
 	rec = rec_find(dev);
-	if (rec && rec->connect == atomic_read(&dev->carrier_up_count)) {
+	if (rec && rec->qmult &&
+	    rec->connect == atomic_read(&dev->carrier_up_count)) {
 		*qmult = rec->qmult;
-		return rec->qmult != 0;	/* 0: not known for this connect */
+		return true;
 	}
 	return !usbeth_gadget_get_qmult(dev, qmult);
 }
@@ -257,63 +304,30 @@ static struct usbeth_gadget_rec *rec_get(struct net_device *dev)
 }
 
 /*
- * Around a qmult change (gadget.c): before it, the connect count and
- * carrier and the qmult the driver holds; after it, usbeth_qmult_changed()
- * tells what the pools of the current connect were sized with. u_ether's
- * gether_connect() reads qmult and then turns the carrier on (counting the
- * connect) without any lock usbeth can take, so a connect that overlaps the
- * change is seen as the carrier or the count moving between before and
- * after: the qmult of that connect is then not known, and GET leaves
- * QMULT_ACTIVE out for it rather than guess. One overlap stays invisible:
- * a connect that had read qmult but not yet raised the carrier both before
- * and after the change (a window of a few instructions inside
- * gether_connect()); GET then shows the new value for that connection.
+ * Around a qmult change (gadget.c): before it, the record the change may
+ * need, so that noting it cannot fail once the value is written; after
+ * it, what the change saw under the connect's lock: whether a connect was
+ * up, its count, and the value it was sized with.
  */
-void usbeth_qmult_will_change(struct net_device *dev,
-			      struct usbeth_qmult_change *c)
+int usbeth_qmult_will_change(struct net_device *dev)
 {
 	ASSERT_RTNL();
-	c->carrier = netif_carrier_ok(dev);
-	c->connect = atomic_read(&dev->carrier_up_count);
-	smp_rmb();	/* the carrier and count before the old value */
-	if (usbeth_gadget_get_qmult(dev, &c->old))
-		c->old = 0;
+	return rec_get(dev) ? 0 : -ENOMEM;
 }
 
 void usbeth_qmult_changed(struct net_device *dev,
 			  const struct usbeth_qmult_change *c)
 {
 	struct usbeth_gadget_rec *rec;
-	bool carrier;
-	int connect;
 
 	ASSERT_RTNL();
-	smp_mb();	/* the new value before the carrier and count after */
-	carrier = netif_carrier_ok(dev);
-	connect = atomic_read(&dev->carrier_up_count);
 	rec = rec_find(dev);
-	if (connect == c->connect && carrier && c->carrier) {
-		/*
-		 * Connected throughout: the pools are the old value's, unless
-		 * an earlier change of this connect already recorded one.
-		 */
-		if (rec && rec->connect == connect)
-			return;
-		rec = rec_get(dev);
-		if (!rec)
-			return;	/* QMULT_ACTIVE then shows the new value */
-		rec->connect = connect;
-		rec->qmult = c->old;
-		return;
-	}
-	if (connect == c->connect && !carrier && !c->carrier)
+	if (!rec || !c->carrier)
 		return;		/* the next connect takes the new value */
-	/* a connect overlapped the change */
-	rec = rec_get(dev);
-	if (!rec)
-		return;
-	rec->connect = connect + (carrier ? 0 : 1);
-	rec->qmult = 0;
+	if (rec->qmult && rec->connect == c->connect)
+		return;		/* changed before in this connect: sized earlier */
+	rec->connect = c->connect;
+	rec->qmult = c->old;
 }
 
 static void rec_free(struct usbeth_gadget_rec *rec)

@@ -9,8 +9,25 @@
  * request pools from qmult when the host connects (gether_connect), so a new
  * value takes effect at the next connect; device.c keeps the value in effect
  * when usbeth changes it on a connected gadget.
+ *
+ * u_ether's own writer, the function's configfs qmult, refuses while the
+ * function is in a configuration, because gether_connect() reads qmult
+ * without a lock of u_ether's. It runs under a lock all the same: every
+ * u_ether function (ncm, ecm, eem, rndis, subset) calls gether_connect()
+ * from its set_alt() only, and the composite core calls set_alt() only
+ * under its device's spinlock (cdev->lock, in composite_setup() for
+ * SET_CONFIGURATION and SET_INTERFACE; 6.1 to 7.3 alike). usbeth writes
+ * qmult under that same lock, reached as the gadget's driver data under
+ * dpm_list_mtx (device.c), so a connect reads the value either before the
+ * write or after it, never during, and the write knows which: the carrier
+ * and the connect count it sees under the lock are that connect's. Nothing
+ * else of u_ether reads qmult. Unbound, the netdev has no gadget, and none
+ * can connect it until u_ether attaches it to one, which waits for
+ * dpm_list_mtx.
  */
 #include <linux/module.h>
+#include <linux/usb/composite.h>
+#include <linux/usb/gadget.h>
 #include "usbeth.h"
 
 typedef unsigned int (*gether_get_qmult_t)(struct net_device *net);
@@ -43,23 +60,80 @@ static int qmult_get(struct net_device *dev, int attr, unsigned int queue,
 	return usbeth_gadget_get_qmult(dev, val);
 }
 
+struct qmult_write {
+	gether_get_qmult_t get;
+	gether_set_qmult_t set;
+	u32 val;
+	struct usbeth_qmult_change c;
+	int err;
+};
+
+/* Under dpm_list_mtx (usbeth_with_gadget()); g: the gadget, NULL unbound. */
+static void qmult_write(struct net_device *dev, struct usb_gadget *g,
+			void *arg)
+{
+	struct qmult_write *w = arg;
+	struct usb_composite_dev *cdev;
+	unsigned long flags;
+
+	if (!g) {
+		w->c.carrier = netif_carrier_ok(dev);
+		w->c.connect = atomic_read(&dev->carrier_up_count);
+		w->c.old = w->get(dev);
+		w->set(dev, w->val);
+		w->err = 0;
+		return;
+	}
+	cdev = get_gadget_data(g);
+	if (!cdev) {
+		w->err = -EBUSY;	/* not attached by a bound function */
+		return;
+	}
+	spin_lock_irqsave(&cdev->lock, flags);
+	w->c.carrier = netif_carrier_ok(dev);
+	w->c.connect = atomic_read(&dev->carrier_up_count);
+	w->c.old = w->get(dev);
+	w->set(dev, w->val);
+	spin_unlock_irqrestore(&cdev->lock, flags);
+	w->err = 0;
+}
+
 static int qmult_set(const struct usbeth_req *req, int attr, unsigned int queue,
 		     u32 val, const struct nlattr *nla)
 {
-	gether_set_qmult_t set = __symbol_get("gether_set_qmult");
-	struct usbeth_qmult_change c;
+	struct qmult_write w = { .val = val, .err = -ENODEV };
+	int err;
 
-	if (!set) {
+	w.get = __symbol_get("gether_get_qmult");
+	w.set = __symbol_get("gether_set_qmult");
+	if (!w.get || !w.set) {
 		usbeth_extack_msg(req->extack, nla, "qmult: u_ether is not loaded",
 				  "qmult: u_ether is not loaded for %s",
 				  req->dev->name);
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
+		goto out;
 	}
-	usbeth_qmult_will_change(req->dev, &c);
-	set(req->dev, val);
-	usbeth_qmult_changed(req->dev, &c);
-	__symbol_put("gether_set_qmult");
-	return 0;
+	err = usbeth_qmult_will_change(req->dev);
+	if (err)
+		goto out;
+	usbeth_with_gadget(req->dev, qmult_write, &w);
+	err = w.err;
+	if (err == -ENODEV)
+		usbeth_extack_msg(req->extack, nla, "qmult: the device is going away",
+				  "qmult: %s is going away", req->dev->name);
+	else if (err)
+		usbeth_extack_msg(req->extack, nla,
+				  "qmult: the gadget is being bound or unbound",
+				  "qmult: %s's gadget is being bound or unbound",
+				  req->dev->name);
+	else
+		usbeth_qmult_changed(req->dev, &w.c);
+out:
+	if (w.get)
+		__symbol_put("gether_get_qmult");
+	if (w.set)
+		__symbol_put("gether_set_qmult");
+	return err;
 }
 
 const struct usbeth_knob usbeth_gadget_knobs[1] = {

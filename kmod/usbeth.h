@@ -8,7 +8,10 @@
  * and the netdev notifier run under rtnl. SETs of one device are
  * serialised by rtnl where it is taken, else by a per-device mutex
  * (netlink.c), never both. The gadget records (device.c) are only touched
- * under rtnl, which gadget netdevs always get.
+ * under rtnl, which gadget netdevs always get. A gadget is touched only
+ * under the driver core's dpm_list_mtx (usbeth_with_gadget()), and a qmult
+ * write takes the composite device's spinlock inside it (gadget.c): rtnl,
+ * then dpm_list_mtx, then that spinlock.
  */
 #ifndef _USBETH_H
 #define _USBETH_H
@@ -80,14 +83,19 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id);
 const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len);
 bool usbeth_needs_rtnl(struct net_device *dev);
 bool usbeth_qmult_active(struct net_device *dev, u32 *qmult);
+struct usb_gadget;
+bool usbeth_with_gadget(struct net_device *dev,
+			void (*fn)(struct net_device *dev, struct usb_gadget *g,
+				   void *arg),
+			void *arg);
+/* What a qmult change saw under the connect's lock (gadget.c). */
 struct usbeth_qmult_change {
-	bool carrier;
-	int connect;
-	u32 old;
+	bool carrier;		/* a connect was up */
+	int connect;		/* its carrier_up_count */
+	u32 old;		/* the value it was sized with, if nothing since */
 };
 
-void usbeth_qmult_will_change(struct net_device *dev,
-			      struct usbeth_qmult_change *c);
+int usbeth_qmult_will_change(struct net_device *dev);
 void usbeth_qmult_changed(struct net_device *dev,
 			  const struct usbeth_qmult_change *c);
 int usbeth_device_init(void);

@@ -13,7 +13,7 @@
  *                                 first datagram is read and before the
  *                                 rest are, so that a device change in CMD
  *                                 interrupts that dump for certain.
- *   usbethctl set [-e] [-f N] DEV KEY=VALUE...
+ *   usbethctl set [-e] [-f N] [-w] DEV KEY=VALUE...
  *                                 KEY: qmult ntb_rx_max ntb_tx_max
  *                                 tx_timer_usecs tx_usecs tx_frames rx_usecs
  *                                 rx_frames bql_queue bql_limit_min
@@ -23,6 +23,11 @@
  *                                 with FAULT_INJECTION): the Nth fault point
  *                                 the request meets in the kernel fails;
  *                                 prints fault=injected or fault=not-injected.
+ *                                 -w: with the family resolved, print
+ *                                 "ready" and wait for a line (or EOF) on
+ *                                 stdin before sending, so that a test can
+ *                                 send it at a moment when starting a
+ *                                 program could not run.
  *   usbethctl monitor [-c COUNT] [-t SECONDS]
  *                                 "ready" once subscribed, then per event
  *                                 "new ifindex=.. ifname=.. role=..",
@@ -69,7 +74,7 @@ static void usage(void)
 		"       %s get DEV\n"
 		"       %s dump\n"
 		"       %s dumpcount [-b CMD]\n"
-		"       %s set [-e] [-f N] DEV KEY=VALUE...\n"
+		"       %s set [-e] [-f N] [-w] DEV KEY=VALUE...\n"
 		"       %s monitor [-c COUNT] [-t SECONDS]\n"
 		"DEV: ifname, or ifindex if all digits\n"
 		"KEY: qmult ntb_rx_max ntb_tx_max tx_timer_usecs tx_usecs "
@@ -488,16 +493,18 @@ static int cmd_set(int argc, char **argv)
 {
 	struct usbeth_set req = { 0 };
 	struct usbeth_dev echo;
-	bool want_echo = false;
+	bool want_echo = false, wait_stdin = false;
 	struct devarg dev;
 	struct usbeth *u;
 	uint32_t fail_nth = 0;
 	int opt, i, err, fnth = -1;
 
 	optind = 1;
-	while ((opt = getopt(argc, argv, "ef:")) != -1) {
+	while ((opt = getopt(argc, argv, "ef:w")) != -1) {
 		if (opt == 'e')
 			want_echo = true;
+		else if (opt == 'w')
+			wait_stdin = true;
 		else if (opt == 'f' && parse_u32(optarg, &fail_nth) && fail_nth)
 			;
 		else
@@ -530,6 +537,14 @@ static int cmd_set(int argc, char **argv)
 		usbeth_set_value(&req, attr, val);
 	}
 	open_or_die(&u);
+	if (wait_stdin) {
+		char line[64];
+
+		puts("ready");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin) && ferror(stdin))
+			usage_err("-w: cannot read stdin: %s", strerror(errno));
+	}
 	if (fail_nth)
 		fnth = fail_nth_arm(fail_nth);
 	err = usbeth_set(u, &req, want_echo ? &echo : NULL);
