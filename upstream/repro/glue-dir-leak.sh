@@ -39,7 +39,7 @@ fail=0
 for r in $(seq "$ROUNDS"); do
 	if ! bind; then
 		echo "round $r: the bind was refused:"
-		dmesg | grep 'kobject_add_internal failed' | tail -n1
+		dmesg | tail -n3
 		fail=1
 		break
 	fi

@@ -46,7 +46,7 @@ wait_for ip netns exec repro-g ping -c 1 -W 1 10.77.0.1 > /dev/null || die "the 
 
 ip netns exec repro-h iperf3 -s -1 -D -I $pidf > /dev/null || die "iperf3 -s"
 wait_for ip netns exec repro-h sh -c 'ss -ltn | grep -q ":5201 "' || die "iperf3 -s did not listen"
-ip netns exec repro-g iperf3 -c 10.77.0.1 -t "$SECS" > /dev/null 2>&1 &
+ip netns exec repro-g iperf3 -c 10.77.0.1 -t "$SECS" > /run/repro-iperf3.out 2>&1 &
 cli=$!
 last=$(ip netns exec repro-h cat "/sys/class/net/$hif/statistics/rx_bytes")
 idle=0 worst=0
@@ -62,6 +62,8 @@ for t in $(seq "$SECS"); do
 	fi
 	last=$now
 done
+sleep 2
+grep -E 'sender|receiver' /run/repro-iperf3.out
 echo "longest time the host received nothing: ${worst}s"
 [ $worst -lt 2 ] || { echo "FAIL: the gadget -> host transfer stalled"; exit 1; }
 echo "PASS"

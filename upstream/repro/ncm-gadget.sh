@@ -64,7 +64,7 @@ no_host_if() { ! host_if > /dev/null; }
 # interface, 1 when the bind is refused
 bind() {
 	echo "$(ls /sys/class/udc | head -n1)" > "$G/UDC" 2> /dev/null || return 1
-	wait_for host_if || die "bound, but no cdc_ncm interface appeared"
+	wait_for host_if > /dev/null || die "bound, but no cdc_ncm interface appeared"
 }
 
 unbind() {
