@@ -11,7 +11,9 @@
 # while it waits for the ACKs of what the NTB holds: the transfer stalls,
 # typically for seconds, within the first 20 MB.
 #
-#   ncm-flush-stall.sh [SECS]     (default 20; needs iperf3)
+#   ncm-flush-stall.sh [SECS [USECS]]   (default 20 s; needs iperf3)
+#
+# USECS sets the host's cdc_ncm tx_timer_usecs (default: the driver's).
 #
 # Prints the host's received bytes per second and the longest time it
 # received nothing; exit 1 when that was 2 s or more (the bug), 0 when not,
@@ -19,7 +21,7 @@
 set -u
 # shellcheck source=ncm-gadget.sh
 cd "$(dirname "$0")" && source ./ncm-gadget.sh
-SECS=${1:-20}
+SECS=${1:-20} USECS=${2:-}
 command -v iperf3 > /dev/null || die "needs iperf3"
 [ "$(id -u)" = 0 ] || die "needs root"
 ! lsmod | grep -q '^dummy_hcd ' || rmmod dummy_hcd || die "cannot reload dummy_hcd"
@@ -40,6 +42,8 @@ ip netns add repro-h && ip netns add repro-g || die "ip netns"
 ip link set "$hif" netns repro-h && ip link set "$gif" netns repro-g || die "ip link set netns"
 ip -n repro-h addr add 10.77.0.1/24 dev "$hif"
 ip -n repro-g addr add 10.77.0.2/24 dev "$gif"
+[ -z "$USECS" ] || ip netns exec repro-h sh -c "echo $USECS > /sys/class/net/$hif/cdc_ncm/tx_timer_usecs" ||
+	die "cannot set the host's tx_timer_usecs"
 ip -n repro-h link set "$hif" up
 ip -n repro-g link set "$gif" up
 wait_for ip netns exec repro-g ping -c 1 -W 1 10.77.0.1 > /dev/null || die "the link does not ping"
