@@ -15,6 +15,10 @@
 #
 # USECS sets the host's cdc_ncm tx_timer_usecs (default: the driver's).
 #
+# Pauses have another cause too (seen on 7.3 with the host's TX timer at
+# 0, and with the fix): the kprobe trace of usbeth's bench/stall.sh tells
+# this bug's (a refused flush, then no timer run while an NTB is pending).
+#
 # Prints the host's received bytes per second and the longest time it
 # received nothing; exit 1 when that was 2 s or more (the bug), 0 when not,
 # 2 when it cannot run.
