@@ -1,32 +1,60 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the debug kernel that `make check-debug` runs the VM suite on: the
-# matrix's newest default kernel (7.3 from trixie-backports), rebuilt from
-# Debian's own source package (linux-source-SERIES, the version of the stock
-# image) in that release's build root with Debian's own configuration,
-# trimmed by localmodconfig to the modules the VM suite loads, plus the
-# debug options of scripts/debug-kernel.config (lockdep, KASAN, kmemleak,
-# ref trackers, debug objects, failslab, netdevsim).
+# Build a kernel of the matrix from source: the matrix's newest default
+# kernel (7.3 from trixie-backports), rebuilt from Debian's own source
+# package (linux-source-SERIES, the version of the stock image) in that
+# release's build root with Debian's own configuration, trimmed by
+# localmodconfig to the modules the VM suite loads, plus
+# scripts/kernel-base.config (its name, build-time options, the configfs
+# gadget). The flavour adds:
 #
-#   build-debug-kernel.sh [-f]      -f: rebuild even when cached
+#   debug        scripts/debug-kernel.config: lockdep, KASAN, kmemleak,
+#                ref trackers, debug objects, failslab, netdevsim
+#                (`make check-debug` runs the VM suite on it)
+#   fixed        no option; the source patched with the series in
+#                upstream/ (its *.patch files but the cover letter), the
+#                fixes of the kernel bugs docs/kernel-bugs.md describes
+#   debug-fixed  both
+#
+#   build-debug-kernel.sh [-f] [FLAVOUR]   -f: rebuild even when cached;
+#                                          FLAVOUR: debug (default)
 #
 # Cached in $USBETH_CACHE: the objects in the build root
-# (/usr/src/usbeth-debug-SERIES), the image and modules in
+# (/usr/src/usbeth-FLAVOUR-SERIES; a patched flavour's source in
+# /usr/src/linux-source-SERIES-FLAVOUR, the pristine tree hard-linked with
+# the patched files copied), the image and modules in
 # $USBETH_CACHE/<abi>/root as setup.sh unpacks a stock kernel, and an entry
-# of the matrix, kernels/<release>_debug.env, named SERIES-debug (so
-# `KERNELS=7.3-debug make check` and run-vm.sh -K 7.3-debug work). It is
-# rebuilt only when the source version, the fragment or this script changes.
-# The build time is measured and kept in <abi>/build-time.
+# of the matrix, kernels/<release>_FLAVOUR.env, named SERIES-FLAVOUR (so
+# `KERNELS=7.3-debug make check` and run-vm.sh -K 7.3-fixed work). The
+# kernel release is <version>-usbeth-FLAVOUR. It is rebuilt only when the
+# source version, the fragments, the patches or this script change. The
+# build time is measured and kept in <abi>/build-time.
 #
 # Needs scripts/setup.sh to have run (the build root and the private apt
 # configuration of the release).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth}
-frag=$top/scripts/debug-kernel.config
 force=0
-[ "${1:-}" = -f ] && force=1
+[ "${1:-}" = -f ] && { force=1; shift; }
+flavour=${1:-debug}
+frags=("$top/scripts/kernel-base.config")
+patches=()
+case $flavour in
+debug) frags+=("$top/scripts/debug-kernel.config") ;;
+fixed) ;;
+debug-fixed) frags+=("$top/scripts/debug-kernel.config") ;;
+*) echo "usage: build-debug-kernel.sh [-f] [debug|fixed|debug-fixed]" >&2; exit 2 ;;
+esac
+case $flavour in
+*fixed)
+	for p in "$top"/upstream/[0-9][0-9][0-9][0-9]-*.patch; do
+		[ -f "$p" ] && [ "${p##*/}" != 0000-cover-letter.patch ] && patches+=("$p")
+	done
+	[ ${#patches[@]} -gt 0 ] || { echo "build-debug-kernel: no patch in $top/upstream" >&2; exit 1; }
+	;;
+esac
 
 say() { echo "build-debug-kernel: $*"; }
 die() { echo "build-debug-kernel: $*" >&2; exit 1; }
@@ -41,12 +69,14 @@ root=$KBUILDROOT
 code=${KRELEASE%%-*}
 series=$(echo "$KABI" | cut -d. -f1,2)
 kver=$(echo "$KABI" | sed -E 's/^([0-9]+\.[0-9]+(\.[0-9]+)?).*/\1/')  # 7.3.4
-label=$series-debug
-abi=$kver-usbeth-debug
+label=$series-$flavour
+abi=$kver-usbeth-$flavour
 dest=$cache/$abi
 src_in=/usr/src/linux-source-$series
-obj_in=/usr/src/usbeth-debug-$series
-envf=$cache/kernels/${KRELEASE}_debug.env
+psrc_in=$src_in
+[ ${#patches[@]} -eq 0 ] || psrc_in=$src_in-$flavour
+obj_in=/usr/src/usbeth-$flavour-$series
+envf=$cache/kernels/${KRELEASE}_$flavour.env
 
 # apt for the kernel's release, through setup.sh's private configuration
 apt_q() {
@@ -66,7 +96,11 @@ case $srcver in
 esac
 
 # what the cached build was made from: rebuild when any of it changes
-stamp=$(printf '%s\n' "$srcver" "$(sha256sum "$frag" "$0" | cut -d' ' -f1)" | sha256sum | cut -c1-16)
+# (of the patches, their diffs only: a reworded commit message is no change)
+stamp=$(printf '%s\n' "$srcver" "$flavour" \
+	"$(sha256sum "${frags[@]}" "$0" | cut -d' ' -f1)" \
+	"$(for p in ${patches[@]+"${patches[@]}"}; do sed -n '/^diff --git /,/^-- $/p' "$p"; done |
+		sha256sum)" | sha256sum | cut -c1-16)
 if [ $force -eq 0 ] && [ -f "$dest/.complete" ] && [ "$(cat "$dest/.complete")" = "$stamp" ] &&
    [ -f "$envf" ]; then
 	say "kernel $label ($abi): already built in $dest ($(cat "$dest/build-time" 2>/dev/null))"
@@ -99,11 +133,39 @@ if [ "$(cat "$root$src_in/.usbeth-version" 2>/dev/null)" != "$srcver" ]; then
 	dl=$(mktemp -d "$cache/debug-dl.XXXXXX")
 	(cd "$dl" && apt_q apt-get download -q "linux-source-$series=$srcver" 2>&1 |
 		grep -v '^W: Download is performed unsandboxed' | grep -E '^(E|W):' >&2 || true)
-	rm -rf "$root$src_in" "$root$obj_in"
+	rm -rf "$root$src_in" "$root$obj_in" "$root$src_in"-*
 	dpkg-deb --fsys-tarfile "$dl"/linux-source-*.deb |
 		tar -xO "./usr/src/linux-source-$series.tar.xz" | tar -xJ -C "$root/usr/src"
 	rm -rf "$dl"
 	echo "$srcver" > "$root$src_in/.usbeth-version"
+fi
+
+# A patched flavour's source: the pristine tree hard-linked once per
+# version, every file a patch touches (now or in the last series applied)
+# a copy of its own, restored from the pristine tree, patched, and dated
+# now, so that make rebuilds exactly those over earlier objects.
+if [ ${#patches[@]} -gt 0 ]; then
+	if [ "$(cat "$root$psrc_in/.usbeth-version" 2>/dev/null)" != "$srcver" ]; then
+		rm -rf "$root$psrc_in"
+		cp -al "$root$src_in" "$root$psrc_in"
+		rm -f "$root$psrc_in/.usbeth-patched"
+		echo "$srcver" > "$root$psrc_in/.usbeth-version"
+	fi
+	files=$( { cat "$root$psrc_in/.usbeth-patched" 2>/dev/null
+		sed -n 's#^+++ b/##p' "${patches[@]}"; } | sort -u)
+	for f in $files; do
+		rm -f "$root$psrc_in/$f"
+		[ ! -e "$root$src_in/$f" ] || cp -p "$root$src_in/$f" "$root$psrc_in/$f"
+	done
+	for p in "${patches[@]}"; do
+		say "applying ${p#"$top"/}"
+		patch -d "$root$psrc_in" -p1 -s -N --no-backup-if-mismatch < "$p" ||
+			die "${p#"$top"/} does not apply to linux-source-$series $srcver"
+	done
+	for f in $files; do
+		[ ! -e "$root$psrc_in/$f" ] || touch "$root$psrc_in/$f"
+	done
+	printf '%s\n' "$files" > "$root$psrc_in/.usbeth-patched"
 fi
 
 # The modules the VM suite loads, with their dependencies, in lsmod's form
@@ -120,15 +182,16 @@ mkdir -p "$root$obj_in"
 } > "$root$obj_in/usbeth.lsmod"
 
 kmake() { # kmake ARGS...: make in the source tree, objects in $obj_in
-	in_root make -C "$src_in" O="$obj_in" CC="${KCC%% *}" HOSTCC="${KCC%% *}" "$@"
+	in_root make -C "$psrc_in" O="$obj_in" CC="${KCC%% *}" HOSTCC="${KCC%% *}" "$@"
 }
-say "configuring: Debian's config of $KABI, localmodconfig, $frag"
+say "configuring: Debian's config of $KABI, localmodconfig, ${frags[*]##*/}"
 cp "$KROOT/lib/modules/$KABI/config" "$root$obj_in/.config"
 kmake -s olddefconfig
 kmake -s LSMOD="$obj_in/usbeth.lsmod" localmodconfig < /dev/null > /dev/null 2>&1 ||
 	die "localmodconfig failed"
-cp "$frag" "$root$obj_in/usbeth-debug.config"
-in_root /bin/sh -c "cd $obj_in && $src_in/scripts/kconfig/merge_config.sh -m -O . .config usbeth-debug.config" \
+cat "${frags[@]}" > "$root$obj_in/usbeth.config"
+echo "CONFIG_LOCALVERSION=\"-usbeth-$flavour\"" >> "$root$obj_in/usbeth.config"
+in_root /bin/sh -c "cd $obj_in && $psrc_in/scripts/kconfig/merge_config.sh -m -O . .config usbeth.config" \
 	> /dev/null
 kmake -s olddefconfig
 # every line of the fragment must have stuck
@@ -141,14 +204,14 @@ while IFS= read -r l; do
 		s=${s%% *}
 		! grep -q "^$s=" "$root$obj_in/.config" || { say "Kconfig refused: $l"; bad=1; } ;;
 	esac
-done < "$frag"
-[ $bad -eq 0 ] || die "the fragment did not apply (see above)"
+done < "$root$obj_in/usbeth.config"
+[ $bad -eq 0 ] || die "the fragments did not apply (see above)"
 # a build from scratch is what docs/testing.md reports; a rebuild on top of
-# earlier objects (a fragment change) says so
+# earlier objects (a fragment or patch change, an interrupted build) says so
 full=1
-[ -f "$root$obj_in/vmlinux" ] && full=0
+[ -z "$(find "$root$obj_in" -name '*.o' -print -quit)" ] || full=0
 jobs=$(nproc)
-say "building $abi with $jobs jobs (about half an hour on 2 cores; log: $root$obj_in/build.log)"
+say "building $abi with $jobs jobs${patches[0]:+, ${#patches[@]} patches applied} (about half an hour on 2 cores; log: $root$obj_in/build.log)"
 t0=$SECONDS
 kmake -j"$jobs" bzImage modules > "$root$obj_in/build.log" 2>&1 || {
 	tail -n 30 "$root$obj_in/build.log" >&2
@@ -161,11 +224,11 @@ krel=$(cat "$root$obj_in/include/config/kernel.release")
 say "installing into $dest"
 rm -rf "$dest" && mkdir -p "$dest/root/usr/lib"
 ln -s usr/lib "$dest/root/lib"
-kmake -s INSTALL_MOD_PATH=/usr/src/usbeth-debug-install modules_install > /dev/null
-inst=$root/usr/src/usbeth-debug-install/lib/modules
-[ -d "$inst" ] || inst=$root/usr/src/usbeth-debug-install/usr/lib/modules
+kmake -s INSTALL_MOD_PATH="/usr/src/usbeth-$flavour-install" modules_install > /dev/null
+inst=$root/usr/src/usbeth-$flavour-install/lib/modules
+[ -d "$inst" ] || inst=$root/usr/src/usbeth-$flavour-install/usr/lib/modules
 mv "$inst" "$dest/root/usr/lib/modules"
-rm -rf "$root/usr/src/usbeth-debug-install"
+rm -rf "$root/usr/src/usbeth-$flavour-install"
 rm -f "$dest/root/usr/lib/modules/$abi/build" "$dest/root/usr/lib/modules/$abi/source"
 cp "$root$obj_in/arch/x86/boot/bzImage" "$dest/root/usr/lib/modules/$abi/vmlinuz"
 cp "$root$obj_in/.config" "$dest/root/usr/lib/modules/$abi/config"
@@ -184,7 +247,7 @@ USBETH_CACHE='$cache'
 KLABEL='$label'
 KABI='$abi'
 KRELEASE='$KRELEASE'
-KFLAVOUR='debug'
+KFLAVOUR='$flavour'
 KROOT='$dest/root'
 KIMAGE='$dest/root/usr/lib/modules/$abi/vmlinuz'
 KDIR='$root$obj_in'

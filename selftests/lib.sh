@@ -302,13 +302,34 @@ ncm_func_make() {
 	ln -s "$NCM_FUNC" "$NCM_GADGET/configs/c.1/" || bail "cannot link the NCM function"
 }
 
+# kernel_fixed [RELEASE]: true when the kernel (default: the running one)
+# carries upstream/'s fixes of the kernel bugs docs/kernel-bugs.md
+# describes, which the NCM helpers below otherwise work around: a refused
+# bind (the glue directory device_move() leaves behind), a refused first
+# bind binding again (a BUG in register_netdevice), the full-speed download
+# stall (bench/data.sh). scripts/build-debug-kernel.sh builds such kernels
+# (flavours fixed and debug-fixed) only with the patches applied, and names
+# them by it: their release ends in "-usbeth-fixed" or
+# "-usbeth-debug-fixed". Every other kernel is taken to have the bugs.
+kernel_fixed() {
+	case ${1:-$(uname -r)} in
+	*-usbeth-fixed | *-usbeth-debug-fixed) return 0 ;;
+	esac
+	return 1
+}
+# the running kernel's answer, for the helpers below (the kernel's word, not
+# the environment's)
+NCM_KERNEL_FIXED=0
+kernel_fixed && NCM_KERNEL_FIXED=1
+
 # __ncm_try_bind UDC: one bind. A refused first bind of a function leaves
 # its netdev half-registered, and f_ncm registers it again at the next bind,
 # which is a kernel BUG (register_netdevice: reg_state not UNINITIALIZED,
 # seen on 7.3): so the function is made anew before any other try. Whether
 # this was its first is the kernel's word: u_ether names a netdev that never
 # went through registration "(unnamed net_device)" (its name is still the
-# usb%d pattern), whoever bound it before.
+# usb%d pattern), whoever bound it before. On a kernel with the fixes
+# (kernel_fixed) a refusal is only counted: the callers fail on it.
 __ncm_try_bind() {
 	local first=0
 	[ "$(cat "$NCM_FUNC/ifname")" = "(unnamed net_device)" ] && first=1
@@ -317,7 +338,7 @@ __ncm_try_bind() {
 		return 0
 	fi
 	NCM_STALE_GLUE=$((NCM_STALE_GLUE + 1))
-	if [ $first -eq 1 ]; then
+	if [ $first -eq 1 ] && [ $NCM_KERNEL_FIXED -eq 0 ]; then
 		rm -f "$NCM_GADGET/configs/c.1/$(basename "$NCM_FUNC")"
 		rmdir "$NCM_FUNC" || bail "cannot remove the NCM function a refused bind left"
 		ncm_func_make
@@ -342,11 +363,18 @@ __ncm_try_bind() {
 # same directory shows as a leak: it holds a reference to its gadget, so
 # neither the gadget device nor its UDC is ever released, five kmemleak
 # objects for each UDC removed, which vm/kmemleak-known.sh sets aside.)
+# On a kernel with the fixes (kernel_fixed) the gadget binds to the one
+# new UDC or the reload fails.
 NCM_STALE_GLUE=0
 ncm_udc_reload() {
 	local n=1 u udcs ss hs
 	ss=$(cat /sys/module/dummy_hcd/parameters/is_super_speed) &&
 		hs=$(cat /sys/module/dummy_hcd/parameters/is_high_speed) || return 1
+	if [ $NCM_KERNEL_FIXED -eq 1 ]; then
+		rmmod dummy_hcd && modprobe dummy_hcd "is_super_speed=$ss" "is_high_speed=$hs" &&
+			__ncm_try_bind dummy_udc.0
+		return
+	fi
 	while [ $n -le 32 ]; do
 		rmmod dummy_hcd && modprobe dummy_hcd "is_super_speed=$ss" "is_high_speed=$hs" num=$n ||
 			return 1
@@ -361,9 +389,14 @@ ncm_udc_reload() {
 
 # ncm_bind: bind the gadget to $NCM_UDC. After dummy_hcd was reloaded (a
 # speed change in ncm_create) the first bind may meet a dead glue directory
-# (above): then the refusal is counted and the UDC reloaded until one takes.
+# (above): then the refusal is counted and the UDC reloaded until one takes;
+# on a kernel with the fixes (kernel_fixed) a refused bind fails.
 ncm_bind() {
 	__ncm_try_bind "$NCM_UDC" && return 0
+	if [ $NCM_KERNEL_FIXED -eq 1 ]; then
+		ktap_info "the bind to $NCM_UDC was refused (on $(uname -r), which has the fixes of upstream/)"
+		return 1
+	fi
 	ktap_info "the bind to $NCM_UDC was refused: reloading dummy_hcd with more UDCs (a stale glue directory, ncm_udc_reload)"
 	ncm_udc_reload
 }

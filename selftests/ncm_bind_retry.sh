@@ -9,14 +9,35 @@
 # The refusals are forced with a UDC name that does not exist; the reload
 # after one may meet real ones too (the kernel's dead glue directory, left by
 # the tests before), so the count only has to grow.
+# On a kernel with the fixes of upstream/ (lib.sh kernel_fixed) there is no
+# fallback: the forced refusal fails the bind, counted, the function kept,
+# and a bind to the real UDC then works at once.
 source "$(dirname "$0")/lib.sh"
 
 trap ncm_teardown EXIT
-ktap_plan 9
-ncm_create -s super -q 2
 func_ino() { stat -c %i "$NCM_FUNC"; }
 gadget_ifindex() { sysfs_of "$NCM_GADGET_NS" "$NCM_GADGET_IF" ifindex; }
 ping_link() { ip netns exec "$NCM_HOST_NS" ping -c 2 -i 0.2 -W 5 "$NCM_GADGET_ADDR"; }
+
+if [ $NCM_KERNEL_FIXED -eq 1 ]; then
+	ktap_info "$(uname -r) has the fixes of upstream/: no bind fallback"
+	ktap_plan 5
+	ncm_create -s super -q 2
+	ino=$(func_ino)
+	NCM_UDC=no_such_udc
+	ncm_bind
+	ktap_expect_eq refused_bind_fails $? 1
+	ktap_expect_eq refusal_counted "$NCM_STALE_GLUE" 1
+	ktap_expect_eq function_kept "$(func_ino)" "$ino"
+	NCM_UDC=dummy_udc.0
+	ncm_plug
+	ktap_expect_eq no_other_refusal "$NCM_STALE_GLUE" 1
+	ktap_check link_pings ping_link
+	ktap_finish
+fi
+
+ktap_plan 9
+ncm_create -s super -q 2
 
 # a refused first bind: a new function (a new configfs inode), its qmult
 # as ncm_create set it, bound to a UDC that exists, and a link that works

@@ -41,12 +41,14 @@
 #   USBETH_BENCH_DIRS     "up down", "up" or "down": the transfers measured
 #                         (a direction left out is "-" in its line). Default
 #                         "up down", but "up" on ncm-full: there gadget ->
-#                         host stalls within seconds on every kernel, whatever
-#                         the host's knobs (selftests/bench/stall.sh traces
-#                         it: f_ncm's flush timer is refused while both IN
-#                         requests are out and is not armed again, so an NTB
-#                         waits to be filled), so a download cell would
-#                         measure the stall, not the configuration.
+#                         host stalls within seconds on every stock kernel,
+#                         whatever the host's knobs (selftests/bench/stall.sh
+#                         traces it: f_ncm's flush timer is refused while
+#                         both IN requests are out and is not armed again, so
+#                         an NTB waits to be filled), so a download cell
+#                         would measure the stall, not the configuration. A
+#                         kernel with upstream/'s fix (7.3-fixed) measures
+#                         both there too.
 # usbeth-timeout: 10800
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../usbethd_lib.sh"
@@ -229,10 +231,11 @@ ue_set() { # ue_set NS IF KNOB... : usbeth link set, its error shown
 }
 
 # dirs_of LINK: the transfers a cell of LINK measures (USBETH_BENCH_DIRS,
-# or by default both but on ncm-full, see the header)
+# or by default both but on ncm-full, see the header, unless the kernel has
+# the fix of that stall: lib.sh kernel_fixed)
 dirs_of() {
 	if [ -n "$DIRS" ]; then echo "$DIRS"
-	elif [ "$1" = ncm-full ]; then echo up
+	elif [ "$1" = ncm-full ] && [ $NCM_KERNEL_FIXED -eq 0 ]; then echo up
 	else echo "up down"
 	fi
 }

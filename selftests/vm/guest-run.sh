@@ -192,7 +192,7 @@ if [ -w "$kml" ]; then
 	echo scan > "$kml"
 	echo scan > "$kml"
 	# the kernel's own known leaks are set aside, by signature, and counted
-	if out=$("$(dirname "${BASH_SOURCE[0]}")/kmemleak-known.sh" "$kml"); then
+	if out=$("$(dirname "${BASH_SOURCE[0]}")/kmemleak-known.sh" "$kml" "$(uname -r)"); then
 		grep '^# kmemleak:' <<< "$out"
 		result OK kmemleak
 	else

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Sourced by the reproducers here: a configfs NCM gadget on dummy_hcd,
+# looped back to the same machine's cdc_ncm, each end in a netns of its own
+# so that traffic between them crosses the emulated USB link.
+# Needs: dummy_hcd, libcomposite, usb_f_ncm, cdc_ncm; iproute2; root.
+
+G=/sys/kernel/config/usb_gadget/repro
+F=$G/functions/ncm.usb0
+
+die() { echo "$0: $*" >&2; exit 2; }
+
+# udc_load [dummy_hcd PARAMS...]
+udc_load() {
+	modprobe dummy_hcd "$@" || die "no dummy_hcd (CONFIG_USB_DUMMY_HCD)"
+}
+
+# gadget_make: the gadget, one configuration, one NCM function, unbound
+gadget_make() {
+	modprobe libcomposite && modprobe usb_f_ncm && modprobe cdc_ncm ||
+		die "needs libcomposite, usb_f_ncm, cdc_ncm"
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	mkdir "$G" "$G/configs/c.1" || die "cannot make $G"
+	echo 0x1d6b > "$G/idVendor"
+	echo 0x0104 > "$G/idProduct"
+	func_make
+}
+
+# func_make: a new NCM function in the configuration (its net_device is
+# registered at its first bind)
+func_make() {
+	mkdir "$F" && ln -s "$F" "$G/configs/c.1/"
+}
+
+# func_remove: the function out of the configuration, and gone
+func_remove() {
+	rm -f "$G/configs/c.1/ncm.usb0"
+	rmdir "$F"
+}
+
+# host_if: the cdc_ncm interface the bound gadget made on the host side
+host_if() {
+	local d
+	for d in /sys/class/net/*; do
+		[ "$(basename "$(readlink -f "$d/device/driver" 2>/dev/null)")" = cdc_ncm ] &&
+			{ basename "$d"; return 0; }
+	done
+	return 1
+}
+
+# wait_for CMD...: poll CMD for up to 30 s
+wait_for() {
+	local i
+	for i in $(seq 300); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+no_host_if() { ! host_if > /dev/null; }
+
+# bind: bind the gadget to the first UDC; 0 once the host side has its
+# interface, 1 when the bind is refused
+bind() {
+	echo "$(ls /sys/class/udc | head -n1)" > "$G/UDC" 2> /dev/null || return 1
+	wait_for host_if > /dev/null || die "bound, but no cdc_ncm interface appeared"
+}
+
+unbind() {
+	echo "" > "$G/UDC"
+	wait_for no_host_if || die "unbound, but the cdc_ncm interface stayed"
+}
+
+gadget_teardown() {
+	[ -d "$G" ] || return 0
+	[ -z "$(cat "$G/UDC" 2> /dev/null)" ] || echo "" > "$G/UDC"
+	rm -f "$G/configs/c.1/ncm.usb0"
+	rmdir "$G/configs/c.1" "$F" "$G" 2> /dev/null
+	ip netns del repro-h 2> /dev/null
+	ip netns del repro-g 2> /dev/null
+	return 0
+}
