@@ -46,7 +46,7 @@ pkgs=(
 	libmnl-dev libjson-c-dev udev
 	sparse shellcheck clang-14 libclang-rt-14-dev
 	dkms debhelper
-	python3 python3-yaml python3-jsonschema mandoc rsync
+	python3 python3-yaml python3-jsonschema python3-matplotlib mandoc rsync
 )
 missing=()
 for p in "${pkgs[@]}"; do
