@@ -28,8 +28,10 @@
  *                                 SIGTERM) of a SET with NLM_F_ECHO, each
  *                                 KEY alternating between A and B, then a
  *                                 GET; per request one line "set|get 0
- *                                 ifname=NAME" or "set|get ERRNO_NAME", and
- *                                 at the end "done rounds=N".
+ *                                 ifname=NAME" ("set 0" alone: nothing
+ *                                 changed, nothing echoed) or "set|get
+ *                                 ERRNO_NAME", and at the end "done
+ *                                 rounds=N".
  *   usbethctl monitor [-c COUNT] [-t SECONDS]
  *                                 "ready" once subscribed, then per event
  *                                 "new ifindex=.. ifname=.. role=..",
@@ -578,9 +580,11 @@ static void loop_line(const char *what, int err, const struct usbeth_dev *d)
 		putchar(' ');
 		fputs(strerrorname_np(-err) ? strerrorname_np(-err) : "EUNKNOWN",
 		      stdout);
-	} else {
+	} else if (usbeth_dev_has(d, USBETH_A_IFNAME)) {
 		fputs(" 0 ifname=", stdout);
-		put_str(usbeth_dev_has(d, USBETH_A_IFNAME) ? d->ifname : "");
+		put_str(d->ifname);
+	} else {
+		fputs(" 0", stdout);	/* a SET that changed nothing: no echo */
 	}
 	putchar('\n');
 	fflush(stdout);
