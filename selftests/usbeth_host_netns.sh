@@ -24,13 +24,21 @@
 #     usbethctl monitor
 #   netns ncm-host (owned by the initial user ns)
 #   initial user ns: moves the netdev U <-> ncm-host, renames it in both
+# usbeth-timeout: 900
 source "$(dirname "$0")/lib.sh"
+
+# cdc_ncm logs every rx_max it sets at info level: thousands of lines, which
+# a serial console takes minutes to print. The console keeps warnings and
+# worse (what the harness looks for); the kernel log keeps everything.
+loglevel=$(cut -f1 /proc/sys/kernel/printk)
+dmesg -n 5
 
 ROUNDS=${USBETH_NETNS_ROUNDS:-15}
 NAMES=(ue-a usbeth-long-n15 ue-b x1)
 tmp=$(mktemp -d)
 upid='' lpid='' mpid=''
 cleanup() {
+	dmesg -n "$loglevel"
 	[ -n "$lpid" ] && kill "$lpid" 2>/dev/null
 	[ -n "$mpid" ] && kill "$mpid" 2>/dev/null
 	if [ -n "$upid" ] && [ -n "${cur:-}" ]; then
@@ -69,8 +77,9 @@ fi
 unshare ${userns[@]:+"${userns[@]}" -r} -n sh -c 'echo ready; exec sleep 100000' > "$tmp/userns" &
 upid=$!
 wait_line "$tmp/userns" '^ready$' || bail "cannot make the caller's netns (unshare -n)"
-in_u() { nsenter -t "$upid" -n "$@"; }			# root, in U's netns
-as_u() { nsenter -t "$upid" "${userns[@]}" -n "$@"; }	# the caller
+# root, in U's netns; the caller is nsenter -t "$upid" "${userns[@]}" -n,
+# started as a command of its own so that $! is its pid
+in_u() { nsenter -t "$upid" -n "$@"; }
 
 rename() { # rename in_u|in_h NEW
 	local new=$2
@@ -93,10 +102,11 @@ to_h() {
 
 rename in_h "${NAMES[0]}"
 to_u
-as_u "$USBETHCTL" monitor -t 1800 > "$tmp/mon" &
+nsenter -t "$upid" "${userns[@]}" -n "$USBETHCTL" monitor -t 1800 > "$tmp/mon" &
 mpid=$!
 wait_line "$tmp/mon" '^ready$' || bail "usbethctl monitor did not start in U"
-as_u "$USBETHCTL" loop "$idx" ntb_rx_max=8192/16384 tx_timer_usecs=300/500 > "$tmp/loop" &
+nsenter -t "$upid" "${userns[@]}" -n "$USBETHCTL" loop "$idx" \
+	ntb_rx_max=8192/16384 tx_timer_usecs=300/500 > "$tmp/loop" &
 lpid=$!
 wait_line "$tmp/loop" '^set 0' || bail "no SET of $cur went through in U: $(tail -n 3 "$tmp/loop")"
 

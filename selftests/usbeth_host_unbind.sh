@@ -13,13 +13,21 @@
 #   netns ncm-host: usbethctl loop (SET ntb_rx_max, tx_timer_usecs; GET)
 #                   usbethctl monitor
 #   initial netns:  echo INTF > .../cdc_ncm/unbind, then bind
+# usbeth-timeout: 900
 source "$(dirname "$0")/lib.sh"
+
+# cdc_ncm logs every rx_max it sets at info level: thousands of lines, which
+# a serial console takes minutes to print. The console keeps warnings and
+# worse (what the harness looks for); the kernel log keeps everything.
+loglevel=$(cut -f1 /proc/sys/kernel/printk)
+dmesg -n 5
 
 ROUNDS=${USBETH_UNBIND_ROUNDS:-12}
 DRV=/sys/bus/usb/drivers/cdc_ncm
 tmp=$(mktemp -d)
 lpid='' mpid=''
 cleanup() {
+	dmesg -n "$loglevel"
 	[ -n "$lpid" ] && kill "$lpid" 2>/dev/null
 	[ -n "$mpid" ] && kill "$mpid" 2>/dev/null
 	wait 2>/dev/null
