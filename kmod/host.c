@@ -19,6 +19,10 @@
  * that netns, which genetlink checked, is over the device's netns; and the
  * CHANGE a SET sends goes to that netns, ahead of the DEL the notifier sends
  * there next. The notifier runs ahead of device.c's (priority) for that.
+ * The other way round, a device moved in is listed before the notifiers
+ * hear of it: a request enters it only once a second notifier, behind
+ * device.c's NEW, has marked its record live in that netns (until then it
+ * takes rtnl, which the move holds), so a CHANGE never precedes the NEW.
  * A request holding the read side must not take rtnl: the notifier holds
  * rtnl while it waits for the write side. The cost: a move or unregistration
  * of such a device waits, under rtnl, for the requests in flight on the
@@ -53,6 +57,7 @@ static struct rw_semaphore host_sems[1 << HOST_SEM_BITS];
 struct host_rec {
 	struct hlist_node node;
 	struct net_device *dev;
+	bool live;		/* NEW sent in its netns; no UNREGISTER since */
 	char name[IFNAMSIZ];
 	struct rcu_head rcu;
 };
@@ -76,14 +81,19 @@ static struct host_rec *host_rec_find(const struct net_device *dev)
 	return NULL;
 }
 
-/* dev's name as the notifier last set it; false: dev has no record */
-static bool host_name(const struct net_device *dev, char *name)
+/*
+ * dev's name as the notifier last set it; false: dev has no record, or
+ * (live) one not live
+ */
+static bool host_name(const struct net_device *dev, char *name, bool live)
 {
 	struct host_rec *rec;
 	unsigned int seq;
 
 	rcu_read_lock();
 	rec = host_rec_find(dev);
+	if (rec && live && !smp_load_acquire(&rec->live))
+		rec = NULL;
 	if (rec) {
 		do {
 			seq = read_seqbegin(&host_name_lock);
@@ -98,8 +108,9 @@ static bool host_name(const struct net_device *dev, char *name)
 /*
  * Enters dev for a request from net (see the top of the file) and copies
  * its name. 0: entered, leave with usbeth_host_leave(); -ENODEV: dev is not
- * (or no longer) listed in net; -EAGAIN: dev has no record (not yet told
- * to the notifier, or no memory then): work on it under rtnl instead.
+ * (or no longer) listed in net; -EAGAIN: dev has no live record (its
+ * registration or move is not through the notifiers yet, or there was no
+ * memory for one): work on it under rtnl instead.
  */
 int usbeth_host_enter(struct net *net, struct net_device *dev, char *name)
 {
@@ -109,7 +120,7 @@ int usbeth_host_enter(struct net *net, struct net_device *dev, char *name)
 	rcu_read_lock();
 	listed = dev_get_by_index_rcu(net, READ_ONCE(dev->ifindex)) == dev;
 	rcu_read_unlock();
-	if (listed && host_name(dev, name))
+	if (listed && host_name(dev, name, true))
 		return 0;
 	up_read(host_sem(dev));
 	return listed ? -EAGAIN : -ENODEV;
@@ -123,7 +134,7 @@ void usbeth_host_leave(struct net_device *dev)
 /* dev's name again, for a request that entered it: it may have been renamed */
 void usbeth_host_name(struct net_device *dev, char *name)
 {
-	host_name(dev, name);
+	host_name(dev, name, false);
 }
 
 static void host_rec_set_name(struct host_rec *rec, struct net_device *dev)
@@ -173,6 +184,7 @@ static int host_netdev_event(struct notifier_block *nb, unsigned long event,
 			break;
 		/* every request that found dev listed is done with it */
 		down_write(host_sem(dev));
+		rec->live = false;
 		up_write(host_sem(dev));
 		if (dev->reg_state != NETREG_REGISTERED) {
 			hash_del_rcu(&rec->node);
@@ -188,17 +200,26 @@ static struct notifier_block host_netdev_nb = {
 	.priority = 1,	/* ahead of device.c's, which sends DEL */
 };
 
-int usbeth_host_init(void)
+static int host_netdev_live(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
 {
-	unsigned int i;
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct host_rec *rec;
 
-	for (i = 0; i < ARRAY_SIZE(host_sems); i++)
-		init_rwsem(&host_sems[i]);
-	return register_netdevice_notifier(&host_netdev_nb);
+	if (event != NETDEV_REGISTER)
+		return NOTIFY_DONE;
+	rec = host_rec_find(dev);
+	if (rec)
+		smp_store_release(&rec->live, true);
+	return NOTIFY_DONE;
 }
 
-/* after the family is gone: no request is left to enter a device */
-void usbeth_host_exit(void)
+static struct notifier_block host_live_nb = {
+	.notifier_call = host_netdev_live,
+	.priority = -1,	/* behind device.c's, which sends NEW */
+};
+
+static void usbeth_host_exit_recs(void)
 {
 	struct hlist_node *tmp;
 	struct host_rec *rec;
@@ -212,4 +233,27 @@ void usbeth_host_exit(void)
 	}
 	rtnl_unlock();
 	rcu_barrier();
+}
+
+int usbeth_host_init(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(host_sems); i++)
+		init_rwsem(&host_sems[i]);
+	err = register_netdevice_notifier(&host_netdev_nb);
+	if (err)
+		return err;
+	err = register_netdevice_notifier(&host_live_nb);
+	if (err)
+		usbeth_host_exit_recs();
+	return err;
+}
+
+/* after the family is gone: no request is left to enter a device */
+void usbeth_host_exit(void)
+{
+	unregister_netdevice_notifier(&host_live_nb);
+	usbeth_host_exit_recs();
 }
