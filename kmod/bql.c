@@ -162,7 +162,7 @@ int usbeth_bql_check_request(const struct usbeth_req *req)
 			usbeth_extack_msg(req->extack, qattr,
 					  "bql-queue: no such TX queue",
 					  "bql-queue %d: %s has %u TX queues",
-					  req->bql_queue, req->dev->name,
+					  req->bql_queue, req->name,
 					  req->dev->real_num_tx_queues);
 			return -ERANGE;
 		}
@@ -183,17 +183,17 @@ int usbeth_bql_check_request(const struct usbeth_req *req)
 			usbeth_extack_msg(req->extack, amin,
 					  "bql-limit-min is above bql-limit-max",
 					  "bql-limit-min %u is above bql-limit-max %u on %s",
-					  min, max, req->dev->name);
+					  min, max, req->name);
 		else if (amin)
 			usbeth_extack_msg(req->extack, amin,
 					  "bql-limit-min is above bql-limit-max",
 					  "%s tx-%u: bql-limit-min %u > limit_max %u",
-					  req->dev->name, q, min, max);
+					  req->name, q, min, max);
 		else
 			usbeth_extack_msg(req->extack, amax,
 					  "bql-limit-min is above bql-limit-max",
 					  "%s tx-%u: bql-limit-max %u < limit_min %u",
-					  req->dev->name, q, max, min);
+					  req->name, q, max, min);
 		return -EINVAL;
 	}
 	return 0;

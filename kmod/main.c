@@ -17,9 +17,12 @@ static int __init usbeth_init(void)
 	err = usbeth_ncm_init();
 	if (err)
 		return err;
-	err = usbeth_device_init();
+	err = usbeth_host_init();
 	if (err)
 		goto err_ncm;
+	err = usbeth_device_init();
+	if (err)
+		goto err_host;
 	err = usbeth_netlink_init();
 	if (err)
 		goto err_device;
@@ -29,6 +32,8 @@ static int __init usbeth_init(void)
 
 err_device:
 	usbeth_device_exit();
+err_host:
+	usbeth_host_exit();
 err_ncm:
 	usbeth_ncm_exit();
 	return err;
@@ -38,6 +43,7 @@ static void __exit usbeth_exit(void)
 {
 	usbeth_netlink_exit();
 	usbeth_device_exit();
+	usbeth_host_exit();
 	usbeth_ncm_exit();
 }
 

@@ -189,14 +189,14 @@ static int ntb_check(const struct usbeth_req *req, const struct nlattr *attr,
 		usbeth_extack_msg(req->extack, attr,
 				  "cannot read the device's NTB maximum",
 				  "%s: cannot read the NTB maximum of %s (%d)",
-				  knob, req->dev->name, err);
+				  knob, req->name, err);
 		return err;
 	}
 	if (val > max) {
 		usbeth_extack_msg(req->extack, attr,
 				  "NTB size above the device's maximum (cdc_ncm/dwNtbInMaxSize, dwNtbOutMaxSize)",
 				  "%s %u is above the maximum of %s: %u",
-				  knob, val, req->dev->name, max);
+				  knob, val, req->name, max);
 		return -ERANGE;
 	}
 	if (val < min) {
@@ -249,7 +249,7 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 		usbeth_extack_msg(req->extack, attr,
 				  "the driver refused the NTB size",
 				  "%s %u: %s refused it (%d)", knob, val,
-				  req->dev->name, err);
+				  req->name, err);
 		return err;
 	}
 	/* rx_max only changes when the device accepted SET_NTB_INPUT_SIZE */
@@ -257,7 +257,7 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 		usbeth_extack_msg(req->extack, attr,
 				  "the device did not accept the new NTB size",
 				  "%s %u: %s refused it, kept %u",
-				  knob, val, req->dev->name, now);
+				  knob, val, req->name, now);
 		return -EIO;
 	}
 	return 0;
@@ -307,7 +307,7 @@ static int timer_set(const struct usbeth_req *req, int attr,
 		usbeth_extack_msg(req->extack, nla,
 				  "tx-timer-usecs: the driver refused it",
 				  "tx-timer-usecs %u: %s refused it (%d)", val,
-				  req->dev->name, err);
+				  req->name, err);
 	return err;
 }
 

@@ -4,12 +4,16 @@
  * uapi/usbeth.yaml documents the contract.
  *
  * A GET or SET looks the device up in the caller's netns, holds a reference
- * on it, takes rtnl where the device needs it (usbeth_needs_rtnl()) and
- * re-checks that it is registered, so the driver behind it cannot go away
- * while usbeth talks to it. SETs of one device are serialised (rtnl, or a
- * per-device mutex for the rest: usbeth_set_locks); one validates every
- * attribute before it applies any, and puts back what it applied when a
- * later one fails. Dumps walk the netns's device list under rtnl.
+ * on it and keeps it registered in that netns, bound to its driver, until
+ * the reply and any CHANGE are sent: under rtnl where the device needs it
+ * (usbeth_needs_rtnl()), re-checking there that it is registered in that
+ * netns; else inside usbeth_host_enter() (host.c), which checks that it is
+ * still listed there. Names in replies are copied where renames cannot
+ * tear them: under rtnl, or from host.c's record. SETs of one device are
+ * serialised (rtnl, or a per-device mutex for the rest: usbeth_set_locks);
+ * one validates every attribute before it applies any, and puts back what
+ * it applied when a later one fails. Dumps walk the netns's device list
+ * under rtnl.
  */
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
@@ -25,10 +29,12 @@ static bool usbeth_family_live;	/* notifications may go out */
 /*
  * SETs of one device are serialised: by rtnl for the devices that need it
  * (usbeth_needs_rtnl()), else (USB host-side netdevs) by one of these
- * mutexes, picked by the device's address. A SET under rtnl never waits
- * for one of them, so a slow host-side SET (SET_NTB_INPUT_SIZE is a USB
- * control transfer of up to 5 s) holds up only the SETs of host-side
- * devices hashed alike, never rtnl and the system with it.
+ * mutexes, picked by the device's address, taken before host.c's read side
+ * (and before rtnl, for a device host.c has no record of). Nothing waits for
+ * one of them holding rtnl, so a slow host-side SET (SET_NTB_INPUT_SIZE is a
+ * USB control transfer of up to 5 s) holds up only the SETs of host-side
+ * devices hashed alike, and a netns move or unregistration of that very
+ * device (host.c), never rtnl otherwise.
  */
 #define USBETH_SET_LOCK_BITS 5
 static struct mutex usbeth_set_locks[1 << USBETH_SET_LOCK_BITS];
@@ -88,8 +94,10 @@ static const struct nla_policy usbeth_set_nl_policy[USBETH_A_BQL_HOLD_TIME + 1] 
 	[USBETH_A_BQL_HOLD_TIME] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_hold_range),
 };
 
-int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
-		    u32 seq, int flags, u8 cmd, u32 left)
+/* name: dev's, copied where it cannot tear (rtnl, or host.c) */
+int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev,
+		    const char *name, u32 portid, u32 seq, int flags, u8 cmd,
+		    u32 left)
 {
 	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
 	struct usbeth_ident id;
@@ -103,7 +111,7 @@ int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
 		return -EMSGSIZE;
 	usbeth_ident(dev, &id);
 	if (nla_put_u32(skb, USBETH_A_IFINDEX, dev->ifindex) ||
-	    nla_put_string(skb, USBETH_A_IFNAME, dev->name) ||
+	    nla_put_string(skb, USBETH_A_IFNAME, name) ||
 	    nla_put_u32(skb, USBETH_A_ROLE, id.role))
 		goto cancel;
 	if (cmd == USBETH_CMD_DEL_NTF)
@@ -191,7 +199,7 @@ void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 	skb = genlmsg_new(usbeth_msg_size(dev), GFP_KERNEL);
 	if (!skb)
 		return;
-	if (usbeth_fill_dev(skb, dev, 0, 0, 0, cmd, 0)) {
+	if (usbeth_fill_dev(skb, dev, dev->name, 0, 0, 0, cmd, 0)) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -203,26 +211,46 @@ void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 struct usbeth_hold {
 	struct net_device *dev;
 	netdevice_tracker tracker;
-	bool rtnl;
+	bool rtnl;		/* under rtnl */
+	bool host;		/* inside usbeth_host_enter() */
+	struct mutex *lock;	/* a SET's usbeth_set_lock(), where taken */
+	char name[IFNAMSIZ];	/* dev's name, see usbeth_hold_name() */
 };
 
 static void usbeth_release(struct usbeth_hold *h)
 {
+	if (h->host)
+		usbeth_host_leave(h->dev);
 	if (h->rtnl)
 		rtnl_unlock();
+	if (h->lock)
+		mutex_unlock(h->lock);
 	netdev_put(h->dev, &h->tracker);
+}
+
+/* The held device's name now (it may have been renamed since usbeth_hold()) */
+static const char *usbeth_hold_name(struct usbeth_hold *h)
+{
+	if (h->host)
+		usbeth_host_name(h->dev, h->name);
+	else
+		strscpy(h->name, h->dev->name, sizeof(h->name));
+	return h->name;
 }
 
 /*
  * Exactly one of IFINDEX / IFNAME, in the caller's netns. On success the
- * device is registered, referenced, and under rtnl if it needs it; give it
- * back with usbeth_release().
+ * device is referenced and stays registered in that netns until
+ * usbeth_release(): under rtnl, or inside usbeth_host_enter() for the
+ * devices that do without rtnl, where a SET (set) first takes the device's
+ * usbeth_set_lock(). h->name holds its name.
  */
-static int usbeth_hold(struct net *net, struct nlattr **tb,
+static int usbeth_hold(struct net *net, struct nlattr **tb, bool set,
 		       struct netlink_ext_ack *extack, struct usbeth_hold *h)
 {
 	struct nlattr *idx = tb[USBETH_A_IFINDEX], *name = tb[USBETH_A_IFNAME];
 	struct net_device *dev;
+	int err;
 
 	if (!!idx == !!name) {
 		NL_SET_ERR_MSG(extack,
@@ -239,13 +267,30 @@ static int usbeth_hold(struct net *net, struct nlattr **tb,
 	rcu_read_unlock();
 	if (dev) {
 		h->dev = dev;
-		h->rtnl = usbeth_needs_rtnl(dev);
-		if (h->rtnl)
-			rtnl_lock();
+		h->rtnl = false;
+		h->host = false;
+		h->lock = NULL;
+		if (!usbeth_needs_rtnl(dev)) {
+			if (set) {
+				h->lock = usbeth_set_lock(dev);
+				mutex_lock(h->lock);
+			}
+			err = usbeth_host_enter(net, dev, h->name);
+			h->host = !err;
+			if (!err)
+				return 0;
+			if (err == -ENODEV)
+				goto gone;
+		}
+		h->rtnl = true;
+		rtnl_lock();
 		/* it may have gone or moved while we waited */
 		if (READ_ONCE(dev->reg_state) == NETREG_REGISTERED &&
-		    net_eq(dev_net(dev), net))
+		    net_eq(dev_net(dev), net)) {
+			usbeth_hold_name(h);
 			return 0;
+		}
+gone:
 		usbeth_release(h);
 	}
 	if (idx)
@@ -265,12 +310,14 @@ static int usbeth_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int err;
 
-	err = usbeth_hold(genl_info_net(info), info->attrs, info->extack, &h);
+	err = usbeth_hold(genl_info_net(info), info->attrs, false, info->extack,
+			  &h);
 	if (err)
 		return err;
 	msg = genlmsg_new(usbeth_msg_size(h.dev), GFP_KERNEL);
 	if (msg)
-		err = usbeth_fill_dev(msg, h.dev, info->snd_portid,
+		err = usbeth_fill_dev(msg, h.dev, usbeth_hold_name(&h),
+				      info->snd_portid,
 				      info->snd_seq, 0, USBETH_CMD_GET, 0);
 	else
 		err = -ENOMEM;
@@ -328,7 +375,7 @@ static int usbeth_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 				goto next;
 			/* where this device's message starts */
 			nlh = (struct nlmsghdr *)skb_tail_pointer(skb);
-			err = usbeth_fill_dev(skb, dev,
+			err = usbeth_fill_dev(skb, dev, dev->name,
 					      NETLINK_CB(cb->skb).portid,
 					      cb->nlh->nlmsg_seq, NLM_F_MULTI,
 					      USBETH_CMD_GET, 0);
@@ -448,7 +495,7 @@ static u32 usbeth_put_back(const struct usbeth_req *req,
 					if (test_bit(0, sv[q].written))
 						left |= sv[q].knob->flag;
 				net_warn_ratelimited("usbeth: %s: cannot put %s and the rest of its group back: %d\n",
-						     req->dev->name,
+						     req->name,
 						     sv[s].knob->name, err);
 			}
 			i = s;
@@ -463,7 +510,7 @@ static u32 usbeth_put_back(const struct usbeth_req *req,
 				continue;
 			left |= sv[i].knob->flag;
 			net_warn_ratelimited("usbeth: %s: cannot put %s back to %u (queue %u): %d\n",
-					     req->dev->name, sv[i].knob->name,
+					     req->name, sv[i].knob->name,
 					     old, sv[i].first + q, err);
 		}
 	}
@@ -476,15 +523,15 @@ static u32 usbeth_put_back(const struct usbeth_req *req,
  * could not put back (left-changed); the requester gets that message
  * whether it asked for an echo or not, before its error.
  */
-static void usbeth_notify_change(struct net_device *dev, struct genl_info *info,
-				 u32 left)
+static void usbeth_notify_change(struct net_device *dev, const char *name,
+				 struct genl_info *info, u32 left)
 {
 	struct sk_buff *msg = genlmsg_new(usbeth_msg_size(dev), GFP_KERNEL);
 	struct sk_buff *req_msg = NULL;
 
 	if (!msg)
 		return;
-	if (usbeth_fill_dev(msg, dev, info->snd_portid, info->snd_seq, 0,
+	if (usbeth_fill_dev(msg, dev, name, info->snd_portid, info->snd_seq, 0,
 			    USBETH_CMD_CHANGE_NTF, left)) {
 		nlmsg_free(msg);
 		return;
@@ -503,7 +550,7 @@ static void usbeth_notify_change(struct net_device *dev, struct genl_info *info,
  */
 static void usbeth_extack_left(struct netlink_ext_ack *extack,
 			       const struct usbeth_saved *failed,
-			       struct net_device *dev, u32 left, int err)
+			       const char *name, u32 left, int err)
 {
 	const char *knob_left = NULL;
 	unsigned int i;
@@ -515,12 +562,12 @@ static void usbeth_extack_left(struct netlink_ext_ack *extack,
 		usbeth_extack_msg(extack, failed->attr,
 				  "refused, and the device is left partly changed",
 				  "%s: %s refused, %s left changed (%d)",
-				  dev->name, failed->knob->name, knob_left, err);
+				  name, failed->knob->name, knob_left, err);
 	else
 		usbeth_extack_msg(extack, failed->attr,
 				  "refused, and the device is left partly changed",
 				  "%s: %s refused, %u knobs left changed (%d)",
-				  dev->name, failed->knob->name, hweight32(left),
+				  name, failed->knob->name, hweight32(left),
 				  err);
 }
 
@@ -532,7 +579,6 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct usbeth_req req = { .tb = tb, .extack = extack, .bql_queue = -1 };
 	struct usbeth_ident id;
 	struct usbeth_hold h;
-	struct mutex *lock;	/* this device's SETs, where rtnl is not taken */
 	unsigned int i, q, len, n = 0, nsv = 0;
 	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
 	bool changed = false, coal_read = false;
@@ -540,13 +586,11 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	char drv[32];
 	int err;
 
-	err = usbeth_hold(genl_info_net(info), tb, extack, &h);
+	err = usbeth_hold(genl_info_net(info), tb, true, extack, &h);
 	if (err)
 		return err;
-	lock = h.rtnl ? NULL : usbeth_set_lock(h.dev);
-	if (lock)
-		mutex_lock(lock);
 	req.dev = h.dev;
+	req.name = h.name;
 	usbeth_ident(req.dev, &id);
 	req.caps = id.caps;
 	if (tb[USBETH_A_BQL_QUEUE_INDEX])
@@ -564,7 +608,7 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 			usbeth_extack_msg(extack, a,
 					  "knob not supported by this device",
 					  "%s is not supported by %s (driver %.16s)",
-					  k->name, req.dev->name,
+					  k->name, req.name,
 					  usbeth_driver_name(req.dev, drv,
 							     sizeof(drv)));
 			err = -EOPNOTSUPP;
@@ -580,7 +624,7 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 		usbeth_extack_msg(extack, tb[USBETH_A_BQL_QUEUE_INDEX],
 				  "bql-queue is not supported by this device",
 				  "bql-queue is not supported by %s (driver %.16s)",
-				  req.dev->name,
+				  req.name,
 				  usbeth_driver_name(req.dev, drv, sizeof(drv)));
 		err = -EOPNOTSUPP;
 		goto unlock;
@@ -640,7 +684,7 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 				usbeth_extack_msg(extack, s->attr,
 						  "cannot read the current value from the driver",
 						  "%s: cannot read the current value from %s (%d)",
-						  k->name, req.dev->name, err);
+						  k->name, req.name, err);
 				goto free;
 			}
 		}
@@ -678,7 +722,7 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = 0;
 	if (changed)
-		usbeth_notify_change(req.dev, info, 0);
+		usbeth_notify_change(req.dev, usbeth_hold_name(&h), info, 0);
 	goto free;
 
 refused:
@@ -687,12 +731,12 @@ refused:
 				  "the device refused the value",
 				  "%s %u: %s refused it (%d)",
 				  sv[i].knob->name, nla_get_u32(sv[i].attr),
-				  req.dev->name, err);
+				  req.name, err);
 	/* a device left changed is a change too, and the requester is told */
 	left = usbeth_put_back(&req, sv, i + len);
 	if (left) {
-		usbeth_extack_left(extack, &sv[i], req.dev, left, err);
-		usbeth_notify_change(req.dev, info, left);
+		usbeth_extack_left(extack, &sv[i], req.name, left, err);
+		usbeth_notify_change(req.dev, usbeth_hold_name(&h), info, left);
 	}
 free:
 	for (i = 0; i < nsv; i++) {
@@ -701,8 +745,6 @@ free:
 	}
 	kfree(sv);
 unlock:
-	if (lock)
-		mutex_unlock(lock);
 	usbeth_release(&h);
 	return err;
 }

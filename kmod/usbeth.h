@@ -4,14 +4,16 @@
  *
  * Locking: a genl handler holds a reference on the device it works on and
  * takes rtnl unless usbeth_needs_rtnl() says the device does without (USB
- * host-side netdevs whose knobs are all sysfs-style: see device.c); dumps
- * and the netdev notifier run under rtnl. SETs of one device are
- * serialised by rtnl where it is taken, else by a per-device mutex
- * (netlink.c), never both. The gadget records (device.c) are only touched
- * under rtnl, which gadget netdevs always get. A gadget is touched only
- * under the driver core's dpm_list_mtx (usbeth_with_gadget()), and a qmult
- * write takes the composite device's spinlock inside it (gadget.c): rtnl,
- * then dpm_list_mtx, then that spinlock.
+ * host-side netdevs whose knobs are all sysfs-style: see device.c), which
+ * it works on inside usbeth_host_enter() instead (host.c: the device stays
+ * registered in the caller's netns meanwhile); dumps and the netdev
+ * notifiers run under rtnl. SETs of one device are serialised by rtnl where
+ * it is taken, else by a per-device mutex (netlink.c), never both. The
+ * gadget records (device.c) are only touched under rtnl, which gadget
+ * netdevs always get. A gadget is touched only under the driver core's
+ * dpm_list_mtx (usbeth_with_gadget()), and a qmult write takes the
+ * composite device's spinlock inside it (gadget.c): rtnl, then
+ * dpm_list_mtx, then that spinlock.
  */
 #ifndef _USBETH_H
 #define _USBETH_H
@@ -37,6 +39,7 @@ struct usbeth_ident {
 /* Context of one SET request. */
 struct usbeth_req {
 	struct net_device *dev;
+	const char *name;	/* dev's, copied by usbeth_hold(): for messages */
 	u32 caps;
 	int bql_queue;		/* -1: every TX queue */
 	struct nlattr **tb;
@@ -102,11 +105,19 @@ int usbeth_device_init(void);
 void usbeth_device_exit(void);
 
 /* netlink.c */
-int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev, u32 portid,
-		    u32 seq, int flags, u8 cmd, u32 left);
+int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev,
+		    const char *name, u32 portid, u32 seq, int flags, u8 cmd,
+		    u32 left);
 void usbeth_notify_dev(struct net_device *dev, u8 cmd);
 int usbeth_netlink_init(void);
 void usbeth_netlink_exit(void);
+
+/* host.c: host-side netdevs worked on without rtnl */
+int usbeth_host_enter(struct net *net, struct net_device *dev, char *name);
+void usbeth_host_leave(struct net_device *dev);
+void usbeth_host_name(struct net_device *dev, char *name);
+int usbeth_host_init(void);
+void usbeth_host_exit(void);
 
 /* ncm.c: cdc_ncm through its own sysfs attributes */
 bool usbeth_ncm_present(struct net_device *dev);

@@ -28,6 +28,15 @@
  *                                 stdin before sending, so that a test can
  *                                 send it at a moment when starting a
  *                                 program could not run.
+ *   usbethctl loop [-n COUNT] DEV KEY=A/B...
+ *                                 COUNT rounds (0, the default: until
+ *                                 SIGTERM) of a SET with NLM_F_ECHO, each
+ *                                 KEY alternating between A and B, then a
+ *                                 GET; per request one line "set|get 0
+ *                                 ifname=NAME" ("set 0" alone: nothing
+ *                                 changed, nothing echoed) or "set|get
+ *                                 ERRNO_NAME", and at the end "done
+ *                                 rounds=N".
  *   usbethctl monitor [-c COUNT] [-t SECONDS]
  *                                 "ready" once subscribed, then per event
  *                                 "new ifindex=.. ifname=.. role=..",
@@ -53,6 +62,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -75,13 +85,14 @@ static void usage(void)
 		"       %s dump\n"
 		"       %s dumpcount [-b CMD]\n"
 		"       %s set [-e] [-f N] [-w] DEV KEY=VALUE...\n"
+		"       %s loop [-n COUNT] DEV KEY=A/B...\n"
 		"       %s monitor [-c COUNT] [-t SECONDS]\n"
 		"DEV: ifname, or ifindex if all digits\n"
 		"KEY: qmult ntb_rx_max ntb_tx_max tx_timer_usecs tx_usecs "
 		"tx_frames\n"
 		"     rx_usecs rx_frames bql_queue bql_limit_min "
 		"bql_limit_max bql_hold_time\n",
-		prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog);
 	exit(1);
 }
 
@@ -564,6 +575,90 @@ static int cmd_set(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * loop: requests back to back on one device, for races against what
+ * happens to it meanwhile (unbind, netns moves, renames). Each line says
+ * how one request ended and, when it succeeded, the name the reply gave.
+ */
+static volatile sig_atomic_t loop_stop;
+
+static void loop_on_term(int sig)
+{
+	(void)sig;
+	loop_stop = 1;
+}
+
+static void loop_line(const char *what, int err, const struct usbeth_dev *d)
+{
+	fputs(what, stdout);
+	if (err) {
+		putchar(' ');
+		fputs(strerrorname_np(-err) ? strerrorname_np(-err) : "EUNKNOWN",
+		      stdout);
+	} else if (usbeth_dev_has(d, USBETH_A_IFNAME)) {
+		fputs(" 0 ifname=", stdout);
+		put_str(d->ifname);
+	} else {
+		fputs(" 0", stdout);	/* a SET that changed nothing: no echo */
+	}
+	putchar('\n');
+	fflush(stdout);
+}
+
+static int cmd_loop(int argc, char **argv)
+{
+	uint32_t count = 0, rounds, vals[2][16];
+	int attrs[16], opt, i, n = 0, err;
+	struct sigaction sa = { .sa_handler = loop_on_term };
+	struct usbeth_dev d;
+	struct devarg dev;
+	struct usbeth *u;
+
+	optind = 1;
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		if (opt != 'n' || !parse_u32(optarg, &count))
+			usage();
+	}
+	if (argc - optind < 2 || argc - optind - 1 > 16)
+		usage();
+	parse_devarg(argv[optind], &dev);
+	for (i = optind + 1; i < argc; i++, n++) {
+		char *arg = argv[i], *eq = strchr(arg, '='), *sl;
+
+		if (!eq || !(sl = strchr(eq, '/')))
+			usage_err("expected KEY=A/B, got '%s'", arg);
+		*eq = *sl = '\0';
+		attrs[n] = usbeth_attr_parse(arg);
+		if (attrs[n] < 0 || !usbeth_attr_settable(attrs[n]) ||
+		    !parse_u32(eq + 1, &vals[0][n]) ||
+		    !parse_u32(sl + 1, &vals[1][n]))
+			usage_err("bad KEY=A/B for key '%s'", arg);
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	open_or_die(&u);
+	for (rounds = 0; !loop_stop && (!count || rounds < count); rounds++) {
+		struct usbeth_set req = { 0 };
+
+		req.ifindex = dev.ifindex;
+		req.ifname = dev.ifname;
+		for (i = 0; i < n; i++)
+			usbeth_set_value(&req, attrs[i], vals[rounds % 2][i]);
+		memset(&d, 0, sizeof(d));
+		err = usbeth_set(u, &req, &d);
+		loop_line("set", err, &d);
+		if (!err)
+			usbeth_dev_free(&d);
+		memset(&d, 0, sizeof(d));
+		err = usbeth_get(u, dev.ifindex, dev.ifname, &d);
+		loop_line("get", err, &d);
+		if (!err)
+			usbeth_dev_free(&d);
+	}
+	printf("done rounds=%" PRIu32 "\n", rounds);
+	usbeth_close(u);
+	return 0;
+}
+
 struct mon_state {
 	uint32_t count;		/* 0: no limit */
 	uint32_t seen;
@@ -701,6 +796,8 @@ int main(int argc, char **argv)
 		return cmd_dump(argc, argv, true);
 	if (!strcmp(cmd, "set"))
 		return cmd_set(argc, argv);
+	if (!strcmp(cmd, "loop"))
+		return cmd_loop(argc, argv);
 	if (!strcmp(cmd, "monitor"))
 		return cmd_monitor(argc, argv);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
