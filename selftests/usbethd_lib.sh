@@ -121,19 +121,24 @@ daemon_stop() {
 	DPID=
 	return $rc
 }
-# nl_queued PID: "PROTOCOL:BYTES" for each netlink socket of PID, BYTES
-# queued on it unread (/proc/net/netlink's Rmem), with its drops if any
-nl_queued() {
+# nl_socks PID: a line per netlink socket of PID: "PROTOCOL BYTES DROPS",
+# the bytes queued on it unread and the notifications it dropped
+# (/proc/net/netlink's Rmem and Drops); PROTOCOL rtnetlink, generic or
+# netlink-NUMBER
+nl_socks() {
 	local f l inos=" "
 	for f in /proc/"$1"/fd/*; do
 		l=$(readlink "$f") || continue
 		[[ $l == socket:\[*\] ]] && { l=${l#socket:[}; inos+="${l%]} "; }
 	done
 	awk -v inos="$inos" 'NR > 1 && index(inos, " " $10 " ") {
-		p = $2 == 0 ? "rtnetlink" : $2 == 16 ? "generic" : "netlink-" $2
-		printf "%s%s:%d%s", sep, p, $5, ($9 > 0 ? " (" $9 " dropped)" : "")
-		sep = ", "
-	} END { print "" }' /proc/net/netlink
+		print ($2 == 0 ? "rtnetlink" : $2 == 16 ? "generic" : "netlink-" $2), $5, $9
+	}' /proc/net/netlink
+}
+# nl_queued PID: nl_socks in a line, "PROTOCOL:BYTES (DROPS dropped)"
+nl_queued() {
+	nl_socks "$1" | awk '{ printf "%s%s:%d%s", sep, $1, $2, ($3 > 0 ? " (" $3 " dropped)" : ""); sep = ", " }
+		END { print "" }'
 }
 uf() { "$USBETHCTL" get "$1" | sed -n "s/^$2=//p" | head -n1; }
 sysnet() { cat "/sys/class/net/$1/$2"; }
