@@ -17,8 +17,8 @@
 #     files of the runtime directory: the gadgets' only);
 #   - the second round with the daemon stopped (SIGSTOP) through the plug
 #     and again through the pull, resumed once every host side is there
-#     (gone). Stopped, it finds its rtnetlink socket about full after the
-#     plug (30 links fill ~95% of the default 208 KiB); the host sides are
+#     (gone). Stopped, its rtnetlink socket is nearly full after the
+#     plug (30 links: 157-198 KiB of the default 208); the host sides are
 #     brought up and down, as a network manager does, until the socket
 #     overflows (its drop count in /proc/net/netlink): the daemon must see
 #     the overrun (ENOBUFS) and the resync that follows must miss nothing;
