@@ -40,7 +40,7 @@ GQMULT=2 GQLEN=321
 need_usbeth_prog USBETHD
 cleanup() {
 	local rc=$?
-	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	[ -n "$DPID" ] && kill -CONT "$DPID" 2>/dev/null && kill "$DPID" 2>/dev/null
 	wait 2>/dev/null
 	daemon_log_if_failed $rc
 	ncms_teardown
