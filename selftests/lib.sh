@@ -465,7 +465,7 @@ __ncms_func_make() {
 # NCMS_STALE_GLUE, the function made anew (see __ncm_try_bind) and the
 # next UDC tried: 32 - N refusals can be borne.
 ncms_setup() {
-	local n=$1 vid=0x1d6b pid=0x0104 o OPTIND=2 i g u udcs=() next=0
+	local n=$1 vid=0x1d6b pid=0x0104 o OPTIND=2 i g u udcs=() next=0 first
 	while getopts "v:p:" o; do
 		case $o in
 		v) vid=$OPTARG ;;
@@ -507,9 +507,13 @@ ncms_setup() {
 				bail "$i of $n gadgets bound: no UDC left ($NCMS_STALE_GLUE binds refused)"
 			u=${udcs[next]}
 			next=$((next + 1))
+			# whether this is its first bind: asked before it
+			# (the refusal names the netdev)
+			first=0
+			[ "$(cat "$g/functions/ncm.s$i/ifname")" = "(unnamed net_device)" ] && first=1
 			echo "$u" > "$g/UDC" 2> /dev/null && break
 			NCMS_STALE_GLUE=$((NCMS_STALE_GLUE + 1))
-			if [ "$(cat "$g/functions/ncm.s$i/ifname")" = "(unnamed net_device)" ]; then
+			if [ $first -eq 1 ]; then
 				rm -f "$g/configs/c.1/ncm.s$i"
 				rmdir "$g/functions/ncm.s$i" ||
 					bail "cannot remove the NCM function a refused bind left"
