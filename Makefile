@@ -99,7 +99,8 @@ check-debug: userspace
 bench: all
 	for k in $(KLABELS); do \
 		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/bench.sh && \
-		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/usbethd_bench.sh || exit 1; \
+		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/usbethd_bench.sh && \
+		selftests/vm/run-vm.sh -K $$k -t 1500 selftests/bench/usbethd_storm_bench.sh || exit 1; \
 	done
 
 # the data plane under each configuration and profile, every kernel of the

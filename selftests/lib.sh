@@ -457,6 +457,153 @@ ncm_teardown() {
 	return 0
 }
 
+# ---------------------------------------------------- many NCM links ---
+# N USB NICs at once: N configfs NCM gadgets (usbeth-s1 ... usbeth-sN), each
+# on a UDC of its own, every netdev left in the initial netns:
+#
+#   gadget usbeth-sI                                  host side
+#   $NCMS_GADGET_IF[I] (u_ether) == ${NCMS_UDC[I]} == a cdc_ncm netdev
+#
+# (ncms_setup / ncms_plug / ncms_unplug / ncms_hosts / ncms_teardown). A
+# plug binds every gadget to its UDC, one right after the other, and
+# returns: the hosts enumerate them together, as a hub full of NICs
+# powering up. dummy_hcd makes at most 32 UDCs (MAX_NUM_UDC in
+# drivers/usb/gadget/udc/dummy_hcd.c, 6.1 to 7.3), so N is at most 32;
+# they run at high speed: a SuperSpeed one registers two USB buses, and the
+# kernel numbers 63 at most (USB_MAXBUS), the VM's xHCI taking two.
+NCMS_MAX=32
+NCMS_N=0 NCMS_STALE_GLUE=0
+NCMS_UDC=() NCMS_GADGET_IF=() NCMS_HOST_IFS=()
+ncms_gadget() { echo "/sys/kernel/config/usb_gadget/usbeth-s$1"; }
+
+# __ncms_func_make I: gadget I's NCM function, linked into its config; the
+# host side's MAC 02:00:00:5e:I:01, the gadget's 02:00:00:5e:I:02
+__ncms_func_make() {
+	local g f
+	g=$(ncms_gadget "$1")
+	f=$g/functions/ncm.s$1
+	mkdir "$f" || return 1
+	printf '02:00:00:5e:%02x:01\n' "$1" > "$f/host_addr" &&
+		printf '02:00:00:5e:%02x:02\n' "$1" > "$f/dev_addr" &&
+		ln -s "$f" "$g/configs/c.1/"
+}
+
+# ncms_setup N [-v VID] [-p PID]: dummy_hcd at high speed with 32 UDCs
+# (loaded again when it has fewer or another speed), N gadgets posing as VID:PID (default
+# 1d6b:0104), each bound to a UDC that takes it, all at once: plugged, as
+# ncms_plug leaves them. A UDC stays its gadget's from then on: its first
+# bind registered the gadget netdev (NCMS_GADGET_IF), which stays across
+# unbinds. A refused bind (the dead glue directory of ncm_udc_reload,
+# left by an earlier dummy_hcd: only a reload makes one) is counted in
+# NCMS_STALE_GLUE, the function made anew (see __ncm_try_bind) and the
+# next UDC tried: 32 - N refusals can be borne.
+ncms_setup() {
+	local n=$1 vid=0x1d6b pid=0x0104 o OPTIND=2 i g u udcs=() next=0 first
+	while getopts "v:p:" o; do
+		case $o in
+		v) vid=$OPTARG ;;
+		p) pid=$OPTARG ;;
+		*) bail "ncms_setup: bad option" ;;
+		esac
+	done
+	[ "$n" -ge 1 ] && [ "$n" -le $NCMS_MAX ] || bail "ncms_setup: $n gadgets: 1 to $NCMS_MAX"
+	modinfo dummy_hcd > /dev/null 2>&1 ||
+		env_missing "no dummy_hcd module (CONFIG_USB_DUMMY_HCD) for the USB NCM links"
+	if [ -d /sys/module/dummy_hcd ] &&
+	   { [ "$(cat /sys/module/dummy_hcd/parameters/num)" -lt $NCMS_MAX ] ||
+	     [ "$(cat /sys/module/dummy_hcd/parameters/is_super_speed)" != N ] ||
+	     [ "$(cat /sys/module/dummy_hcd/parameters/is_high_speed)" != Y ]; }; then
+		rmmod dummy_hcd || bail "rmmod dummy_hcd (for $NCMS_MAX UDCs at high speed)"
+	fi
+	if [ ! -d /sys/module/dummy_hcd ]; then
+		modprobe dummy_hcd is_super_speed=N is_high_speed=Y num=$NCMS_MAX ||
+			bail "modprobe dummy_hcd num=$NCMS_MAX"
+	fi
+	modprobe libcomposite && modprobe usb_f_ncm && modprobe cdc_ncm ||
+		env_missing "cannot load the USB gadget/NCM modules (libcomposite, usb_f_ncm, cdc_ncm)"
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config ||
+		env_missing "cannot mount configfs"
+	mapfile -t udcs < <(ls /sys/class/udc)
+	NCMS_N=$n NCMS_UDC=() NCMS_GADGET_IF=()
+	for ((i = 1; i <= n; i++)); do
+		g=$(ncms_gadget "$i")
+		mkdir -p "$g/strings/0x409" "$g/configs/c.1/strings/0x409" || bail "configfs gadget $g"
+		echo "$vid" > "$g/idVendor"
+		echo "$pid" > "$g/idProduct"
+		echo usbeth > "$g/strings/0x409/manufacturer"
+		echo "usbeth storm gadget $i" > "$g/strings/0x409/product"
+		printf 'S%08d\n' "$i" > "$g/strings/0x409/serialnumber"
+		echo NCM > "$g/configs/c.1/strings/0x409/configuration"
+		__ncms_func_make "$i" || bail "cannot make gadget $i's NCM function"
+		while :; do
+			[ $next -lt ${#udcs[@]} ] ||
+				bail "$i of $n gadgets bound: no UDC left ($NCMS_STALE_GLUE binds refused)"
+			u=${udcs[next]}
+			next=$((next + 1))
+			# whether this is its first bind: asked before it
+			# (the refusal names the netdev)
+			first=0
+			[ "$(cat "$g/functions/ncm.s$i/ifname")" = "(unnamed net_device)" ] && first=1
+			echo "$u" > "$g/UDC" 2> /dev/null && break
+			NCMS_STALE_GLUE=$((NCMS_STALE_GLUE + 1))
+			if [ $first -eq 1 ]; then
+				rm -f "$g/configs/c.1/ncm.s$i"
+				rmdir "$g/functions/ncm.s$i" ||
+					bail "cannot remove the NCM function a refused bind left"
+				__ncms_func_make "$i" || bail "cannot make gadget $i's NCM function again"
+			fi
+		done
+		NCMS_UDC[i]=$u
+		NCMS_GADGET_IF[i]=$(cat "$g/functions/ncm.s$i/ifname")
+	done
+}
+
+# ncms_plug: every gadget bound to its UDC, one right after the other,
+# without waiting for the hosts (ncms_hosts waits)
+ncms_plug() {
+	local i
+	for ((i = 1; i <= NCMS_N; i++)); do
+		echo "${NCMS_UDC[i]}" > "$(ncms_gadget "$i")/UDC" || bail "cannot bind gadget $i"
+	done
+}
+
+# ncms_unplug: every gadget unbound, one right after the other, without
+# waiting for the hosts to see it (ncms_hosts 0 waits)
+ncms_unplug() {
+	local i
+	for ((i = 1; i <= NCMS_N; i++)); do
+		echo "" > "$(ncms_gadget "$i")/UDC" || bail "cannot unbind gadget $i"
+	done
+}
+
+# ncms_hosts COUNT [SECONDS]: wait until exactly COUNT cdc_ncm netdevs
+# exist (every host side there, or with 0 every one gone); their names in
+# NCMS_HOST_IFS
+ncms_hosts() {
+	local out
+	out=$("$NLWAIT" -t "${2:-120}" -c "$1" driver cdc_ncm) || return 1
+	mapfile -t NCMS_HOST_IFS <<< "$out"
+	[ "$1" -gt 0 ] || NCMS_HOST_IFS=()
+}
+
+# ncms_teardown: every gadget unbound and removed (its netdev with it).
+# dummy_hcd stays loaded with its UDCs: unloading it leaves a dead glue
+# directory for each gadget netdev that ever left a UDC (ncm_udc_reload),
+# up to N of them for the NCM link of a test after this one to meet.
+ncms_teardown() {
+	local i g
+	for ((i = 1; i <= NCMS_MAX; i++)); do
+		g=$(ncms_gadget "$i")
+		[ -d "$g" ] || continue
+		[ -n "$(cat "$g/UDC" 2>/dev/null)" ] && echo "" > "$g/UDC"
+		rm -f "$g/configs/c.1/ncm.s$i"
+		rmdir "$g/configs/c.1/strings/0x409" "$g/configs/c.1" 2>/dev/null
+		rmdir "$g/functions/ncm.s$i" "$g/strings/0x409" "$g" 2>/dev/null
+	done
+	NCMS_N=0 NCMS_UDC=() NCMS_GADGET_IF=() NCMS_HOST_IFS=()
+	return 0
+}
+
 # -------------------------------------------------------- e1000e pair ---
 E1K_A_NS=e1k-a E1K_B_NS=e1k-b
 E1K_A_ADDR=10.201.0.1 E1K_B_ADDR=10.201.0.2

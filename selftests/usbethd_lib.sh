@@ -37,6 +37,24 @@ shipped_profile() {
 	return 1
 }
 
+# storm_profiles QMULT TXQUEUELEN: the profiles of the storm
+# (usbethd_storm.sh, bench/usbethd_storm_bench.sh) in BUILTIN and ADMIN,
+# both made anew: the shipped cellular-modem and default, and the admin's
+# storm-gadget, which gives every gadget QMULT and TXQUEUELEN once it is
+# connected at high speed or faster
+storm_profiles() {
+	rm -rf "$BUILTIN" "$ADMIN" && mkdir -p "$BUILTIN" "$ADMIN" &&
+		cp "$(shipped_profile cellular-modem)" "$(shipped_profile default)" "$BUILTIN"/ &&
+		cat > "$ADMIN/storm-gadget.json" <<-EOF &&
+	{
+		"description": "test: every gadget, once it runs at high speed or faster",
+		"match": { "role": "gadget", "speed-min": "high" },
+		"settings": { "qmult": $1, "txqueuelen": $2 }
+	}
+	EOF
+		chmod 0755 "$BUILTIN" "$ADMIN" && chmod 0644 "$BUILTIN"/*.json "$ADMIN"/*.json
+}
+
 # daemon_start [OPTION...]: the daemon, its stderr on DFD (read by dexpect);
 # in netns $DNS when set
 DNS=
@@ -72,6 +90,26 @@ dexpect() {
 	done
 	return 1
 }
+# dexpect_all ERE COUNT [SECONDS]: lines since the mark matching ERE until
+# COUNT distinct values of its first group (an ifname, say) were seen, from
+# what was read already, then from the daemon's next lines; those values
+# are the keys of DSEEN, which holds as many as were seen on a timeout.
+declare -A DSEEN=()
+dexpect_all() {
+	local line seen end=$((SECONDS + ${3:-60}))
+	DSEEN=()
+	mapfile -t -s "$MARK" seen < "$LOG"
+	for line in "${seen[@]}"; do
+		[[ $line =~ $1 ]] && DSEEN[${BASH_REMATCH[1]}]=1
+	done
+	while [ ${#DSEEN[@]} -lt "$2" ]; do
+		[ $SECONDS -lt $end ] || return 1
+		read -r -t $((end - SECONDS)) -u "$DFD" line || return 1
+		printf '%s\n' "$line" >> "$LOG"
+		[[ $line =~ $1 ]] && DSEEN[${BASH_REMATCH[1]}]=1
+	done
+	return 0
+}
 # daemon_stop: SIGTERM, read its last lines until it exits; its status.
 daemon_stop() {
 	local line rc
@@ -82,6 +120,25 @@ daemon_stop() {
 	exec {DFD}<&-
 	DPID=
 	return $rc
+}
+# nl_socks PID: a line per netlink socket of PID: "PROTOCOL BYTES DROPS",
+# the bytes queued on it unread and the notifications it dropped
+# (/proc/net/netlink's Rmem and Drops); PROTOCOL rtnetlink, generic or
+# netlink-NUMBER
+nl_socks() {
+	local f l inos=" "
+	for f in /proc/"$1"/fd/*; do
+		l=$(readlink "$f") || continue
+		[[ $l == socket:\[*\] ]] && { l=${l#socket:[}; inos+="${l%]} "; }
+	done
+	awk -v inos="$inos" 'NR > 1 && index(inos, " " $10 " ") {
+		print ($2 == 0 ? "rtnetlink" : $2 == 16 ? "generic" : "netlink-" $2), $5, $9
+	}' /proc/net/netlink
+}
+# nl_queued PID: nl_socks in a line, "PROTOCOL:BYTES (DROPS dropped)"
+nl_queued() {
+	nl_socks "$1" | awk '{ printf "%s%s:%d%s", sep, $1, $2, ($3 > 0 ? " (" $3 " dropped)" : ""); sep = ", " }
+		END { print "" }'
 }
 uf() { "$USBETHCTL" get "$1" | sed -n "s/^$2=//p" | head -n1; }
 sysnet() { cat "/sys/class/net/$1/$2"; }
@@ -111,12 +168,16 @@ print(" ".join(f"{k}={s[k]}" for k in sys.argv[2:] if s.get(k) is not None))' \
 		"$(shipped_profile "${1:-cellular-modem}")" ntb-rx-max ntb-tx-max tx-timer-usecs bql-limit-max)
 	echo "${out:-none}"
 }
-modem_held() {
+modem_held() { knobs_held "$1" "$(modem_wanted "${2:-}")"; }
+# knobs_held HOST WANTED: modem_held against WANTED (what modem_wanted
+# printed), read with builtins only: no process per file, for many
+# netdevs under TCG
+knobs_held() {
 	local kv k w v out=()
-	for kv in $(modem_wanted "${2:-}"); do
+	for kv in $2; do
 		[ "$kv" = none ] && break
-		k=${kv%%=*} w=${kv#*=}
-		v=$(sysnet "$1" "${MODEM_SYSFS[$k]}")
+		k=${kv%%=*} w=${kv#*=} v=
+		read -r v < "/sys/class/net/$1/${MODEM_SYSFS[$k]}"
 		case $k in ntb-*) [ "$v" = $((w + 1)) ] && v=$w ;; esac
 		out+=("$k=$v")
 	done

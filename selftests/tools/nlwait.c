@@ -8,6 +8,9 @@
  *
  *   nlwait [-N NETNS] [-t SECONDS] driver DRIVER   a netdev bound to DRIVER
  *                                                  exists; prints its name
+ *   nlwait [-N NETNS] [-t SECONDS] -c COUNT driver DRIVER
+ *                                 exactly COUNT netdevs bound to DRIVER
+ *                                 exist (0: none); prints their names
  *   nlwait [-N NETNS] [-t SECONDS] exists IFNAME
  *   nlwait [-N NETNS] [-t SECONDS] gone IFNAME
  *   nlwait [-N NETNS] [-t SECONDS] carrier IFNAME  IFF_LOWER_UP is set
@@ -36,12 +39,17 @@
 
 enum cond { C_DRIVER, C_EXISTS, C_GONE, C_CARRIER };
 
+#define COUNT_MAX 1024
+
 struct state {
 	enum cond cond;
 	const char *arg;
 	int ioctl_fd;
 	bool met;
 	char found[IFNAMSIZ];
+	long count;			/* -c: -1 when not given */
+	long nfound;
+	char (*names)[IFNAMSIZ];	/* -c: the netdevs bound to arg */
 };
 
 static int link_driver(int fd, const char *ifname, char *drv, size_t len)
@@ -79,10 +87,15 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	case C_DRIVER:
 		if (st->met)
 			break;
-		if (link_driver(st->ioctl_fd, name, drv, sizeof(drv)) == 0 &&
-		    !strcmp(drv, st->arg)) {
+		if (link_driver(st->ioctl_fd, name, drv, sizeof(drv)) ||
+		    strcmp(drv, st->arg))
+			break;
+		if (st->count < 0) {
 			st->met = true;
 			snprintf(st->found, sizeof(st->found), "%s", name);
+		} else if (st->nfound < COUNT_MAX) {
+			snprintf(st->names[st->nfound], IFNAMSIZ, "%s", name);
+			st->nfound++;
 		}
 		break;
 	case C_EXISTS:
@@ -146,6 +159,7 @@ static int check_once(struct state *st)
 		return -1;
 	}
 	st->met = false;
+	st->nfound = 0;
 	while ((ret = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
 		ret = mnl_cb_run(buf, ret, seq, portid, link_cb, st);
 		if (ret <= MNL_CB_STOP)
@@ -161,6 +175,8 @@ static int check_once(struct state *st)
 	mnl_socket_close(nl);
 	if (st->cond == C_GONE)
 		st->met = !st->met;
+	if (st->count >= 0)
+		st->met = st->nfound == st->count;
 	return 0;
 }
 
@@ -175,23 +191,32 @@ static double now(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nlwait [-N NETNS] [-t SECONDS] { driver DRIVER | exists IFNAME | gone IFNAME | carrier IFNAME }\n");
+		"usage: nlwait [-N NETNS] [-t SECONDS] { [-c COUNT] driver DRIVER | exists IFNAME | gone IFNAME | carrier IFNAME }\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct state st = { 0 };
+	struct state st = { .count = -1 };
 	const char *netns = NULL;
 	double timeout = 10, deadline;
 	struct mnl_socket *ev;
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "N:t:h")) != -1) {
+	while ((opt = getopt(argc, argv, "N:t:c:h")) != -1) {
 		char *end;
 
 		switch (opt) {
+		case 'c':
+			errno = 0;
+			st.count = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || st.count < 0 ||
+			    st.count > COUNT_MAX) {
+				fprintf(stderr, "nlwait: bad count '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case 'N':
 			netns = optarg;
 			break;
@@ -220,8 +245,16 @@ int main(int argc, char **argv)
 	else
 		usage();
 	st.arg = argv[optind + 1];
-	if (!*st.arg || strlen(st.arg) >= IFNAMSIZ)
+	if (!*st.arg || strlen(st.arg) >= IFNAMSIZ ||
+	    (st.count >= 0 && st.cond != C_DRIVER))
 		usage();
+	if (st.count >= 0) {
+		st.names = calloc(COUNT_MAX, IFNAMSIZ);
+		if (!st.names) {
+			perror("nlwait");
+			return 2;
+		}
+	}
 
 	if (netns) {
 		char path[PATH_MAX];
@@ -259,7 +292,12 @@ int main(int argc, char **argv)
 		if (check(&st) < 0)
 			return 2;
 		if (st.met) {
-			if (st.cond == C_DRIVER)
+			long i;
+
+			if (st.count >= 0)
+				for (i = 0; i < st.nfound; i++)
+					printf("%s\n", st.names[i]);
+			else if (st.cond == C_DRIVER)
 				printf("%s\n", st.found);
 			return 0;
 		}
@@ -277,7 +315,11 @@ int main(int argc, char **argv)
 				;
 		}
 	}
-	fprintf(stderr, "nlwait: timed out after %gs waiting for %s %s%s%s\n", timeout,
-		argv[optind], st.arg, netns ? " in netns " : "", netns ? netns : "");
+	if (st.count >= 0)
+		fprintf(stderr, "nlwait: timed out after %gs waiting for %ld netdevs of driver %s (%ld there)%s%s\n",
+			timeout, st.count, st.arg, st.nfound, netns ? " in netns " : "", netns ? netns : "");
+	else
+		fprintf(stderr, "nlwait: timed out after %gs waiting for %s %s%s%s\n", timeout,
+			argv[optind], st.arg, netns ? " in netns " : "", netns ? netns : "");
 	return 1;
 }
