@@ -92,6 +92,10 @@ static bool host_name(const struct net_device *dev, char *name, bool live)
 
 	rcu_read_lock();
 	rec = host_rec_find(dev);
+	/*
+	 * Pairs with the smp_store_release() in host_netdev_live(): a request
+	 * that sees live comes after the NEW device.c sent before it.
+	 */
 	if (rec && live && !smp_load_acquire(&rec->live))
 		rec = NULL;
 	if (rec) {
@@ -209,7 +213,7 @@ static int host_netdev_live(struct notifier_block *nb, unsigned long event,
 	if (event != NETDEV_REGISTER)
 		return NOTIFY_DONE;
 	rec = host_rec_find(dev);
-	if (rec)
+	if (rec)	/* after device.c's NEW: pairs with host_name()'s acquire */
 		smp_store_release(&rec->live, true);
 	return NOTIFY_DONE;
 }

@@ -550,7 +550,7 @@ static void usbeth_notify_change(struct net_device *dev, const char *name,
  */
 static void usbeth_extack_left(struct netlink_ext_ack *extack,
 			       const struct usbeth_saved *failed,
-			       const char *name, u32 left, int err)
+			       const char *ifname, u32 left, int err)
 {
 	const char *knob_left = NULL;
 	unsigned int i;
@@ -562,12 +562,12 @@ static void usbeth_extack_left(struct netlink_ext_ack *extack,
 		usbeth_extack_msg(extack, failed->attr,
 				  "refused, and the device is left partly changed",
 				  "%s: %s refused, %s left changed (%d)",
-				  name, failed->knob->name, knob_left, err);
+				  ifname, failed->knob->name, knob_left, err);
 	else
 		usbeth_extack_msg(extack, failed->attr,
 				  "refused, and the device is left partly changed",
 				  "%s: %s refused, %u knobs left changed (%d)",
-				  name, failed->knob->name, hweight32(left),
+				  ifname, failed->knob->name, hweight32(left),
 				  err);
 }
 

@@ -69,7 +69,7 @@ def width_s(arg):
     m = re.fullmatch(r'.*\?\s*("[^"]*")\s*:\s*("[^"]*")', arg)
     if m:
         return max(len(literal(m.group(1))), len(literal(m.group(2))))
-    if re.search(r'(->|\.)name$|nla_data\(name\)', arg) and 'knob' not in arg:
+    if re.search(r'(->|\.)name$|nla_data\(name\)|^ifname$', arg) and 'knob' not in arg:
         return IFNAME
     if re.search(r'knob|coal_name|k->name', arg):
         return KNOB
