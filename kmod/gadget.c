@@ -68,7 +68,20 @@ struct qmult_write {
 	int err;
 };
 
-/* Under dpm_list_mtx (usbeth_with_gadget()); g: the gadget, NULL unbound. */
+/* What the change sees of the connect, and the change itself. */
+static void qmult_swap(struct net_device *dev, struct qmult_write *w)
+{
+	w->c.carrier = netif_carrier_ok(dev);
+	w->c.connect = atomic_read(&dev->carrier_up_count);
+	w->c.old = w->get(dev);
+	w->set(dev, w->val);
+	w->err = 0;
+}
+
+/*
+ * Under dpm_list_mtx (usbeth_with_gadget()); g: the gadget, NULL unbound,
+ * when no connect can run. Bound, under the lock every connect runs under.
+ */
 static void qmult_write(struct net_device *dev, struct usb_gadget *g,
 			void *arg)
 {
@@ -77,11 +90,7 @@ static void qmult_write(struct net_device *dev, struct usb_gadget *g,
 	unsigned long flags;
 
 	if (!g) {
-		w->c.carrier = netif_carrier_ok(dev);
-		w->c.connect = atomic_read(&dev->carrier_up_count);
-		w->c.old = w->get(dev);
-		w->set(dev, w->val);
-		w->err = 0;
+		qmult_swap(dev, w);
 		return;
 	}
 	cdev = get_gadget_data(g);
@@ -90,12 +99,8 @@ static void qmult_write(struct net_device *dev, struct usb_gadget *g,
 		return;
 	}
 	spin_lock_irqsave(&cdev->lock, flags);
-	w->c.carrier = netif_carrier_ok(dev);
-	w->c.connect = atomic_read(&dev->carrier_up_count);
-	w->c.old = w->get(dev);
-	w->set(dev, w->val);
+	qmult_swap(dev, w);
 	spin_unlock_irqrestore(&cdev->lock, flags);
-	w->err = 0;
 }
 
 static int qmult_set(const struct usbeth_req *req, int attr, unsigned int queue,
