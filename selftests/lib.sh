@@ -904,6 +904,23 @@ sysfs_of() {
 	ip netns exec "$1" sh -c "cat /sys/class/net/$2/$3"
 }
 
+# wait_line FILE REGEX [N]: until N (default 1) lines of FILE, which a
+# process is writing, match (tail -f follows it by inotify), at most 60 s
+wait_line() {
+	timeout 60 tail -n +1 -f "$1" | grep -q -m "${3:-1}" -E "$2"
+}
+
+# changes_after_del FILE: the first 3 "change" lines of a `usbethctl
+# monitor` log that came while their device (by ifindex) was gone from the
+# monitor's netns (after its "del", before a "new"); nothing when none did
+changes_after_del() {
+	awk '{ split($2, a, "="); i = a[2] }
+		$1 == "new" { gone[i] = 0 }
+		$1 == "del" { gone[i] = 1 }
+		$1 == "change" && gone[i] { print "CHANGE of ifindex " i " after its DEL: " $0 }' "$1" |
+		head -n 3
+}
+
 # ethtool_stat NETNS DEV NAME: one `ethtool -S` counter.
 ethtool_stat() {
 	in_ns "$1" ethtool -S "$2" | sed -n "s/^ *$3: //p"

@@ -56,12 +56,6 @@ if ! command -v unshare > /dev/null || ! command -v nsenter > /dev/null; then
 	env_missing "no unshare or nsenter (util-linux)"
 fi
 
-# wait_line FILE REGEX [N]: until N (default 1) lines of FILE, which a
-# process is writing, match (tail -f follows it by inotify), at most 60 s
-wait_line() {
-	timeout 60 tail -n +1 -f "$1" | grep -q -m "${3:-1}" -E "$2"
-}
-
 ncm_setup -s super
 H=$NCM_HOST_NS
 cur=$NCM_HOST_IF
@@ -150,11 +144,7 @@ ktap_check monitor_saw_every_move wait_line "$tmp/mon" '^del ' "$((ROUNDS + 1))"
 kill "$mpid"
 wait "$mpid"
 mpid=''
-late=$(awk '{ split($2, a, "="); i = a[2] }
-	$1 == "new" { out[i] = 0 }
-	$1 == "del" { out[i] = 1 }
-	$1 == "change" && out[i] { print "CHANGE after DEL: " $0 }' "$tmp/mon")
-ktap_expect_eq no_change_while_out_of_u "$(head -n 3 <<< "$late")" ""
+ktap_expect_eq no_change_while_out_of_u "$(changes_after_del "$tmp/mon")" ""
 
 # names: whole, and the device's own
 bad=$(cat "$tmp/loop" "$tmp/mon" | grep -o 'ifname=[^ ]*' | sort -u |

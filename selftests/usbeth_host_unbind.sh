@@ -43,12 +43,6 @@ H=$NCM_HOST_NS
 INTF=$(basename "$(ip netns exec "$H" readlink -f "/sys/class/net/$NCM_HOST_IF/device")")
 [ -e "$DRV/$INTF" ] || bail "cdc_ncm does not drive $INTF"
 
-# wait_line FILE REGEX: until a line of FILE, which a process is writing,
-# matches (tail -f follows it by inotify), at most 60 s
-wait_line() {
-	timeout 60 tail -n +1 -f "$1" | grep -q -m1 -E "$2"
-}
-
 ip netns exec "$H" "$USBETHCTL" monitor -t 1800 > "$tmp/mon" &
 mpid=$!
 wait_line "$tmp/mon" '^ready$' || bail "usbethctl monitor did not start"
@@ -96,11 +90,7 @@ ktap_check monitor_saw_the_end wait_line "$tmp/mon" "^change ifindex=$last "
 kill "$mpid"
 wait "$mpid"
 mpid=''
-late=$(awk '{ split($2, a, "="); i = a[2] }
-	$1 == "new" { dead[i] = 0 }
-	$1 == "del" { dead[i] = 1 }
-	$1 == "change" && dead[i] { print "CHANGE of ifindex " i " after its DEL: " $0 }' "$tmp/mon")
-ktap_expect_eq no_change_after_del "$(head -n 3 <<< "$late")" ""
+ktap_expect_eq no_change_after_del "$(changes_after_del "$tmp/mon")" ""
 grep -q overrun "$tmp/mon" && ktap_info "the monitor lost events (overrun)"
 ktap_expect_eq last_netdev_works \
 	"$(ue "$H" get "$NCM_HOST_IF" | sed -n 's/^tx_timer_usecs=//p')" 123
