@@ -576,6 +576,14 @@ ncms_unplug() {
 	done
 }
 
+# ncms_gadgets_up: the gadget netdevs up, in one ip -batch (they outlive
+# unplugs, so they come up again at each plug)
+ncms_gadgets_up() {
+	local i
+	for ((i = 1; i <= NCMS_N; i++)); do echo "link set dev ${NCMS_GADGET_IF[i]} up"; done |
+		ip -batch - || bail "cannot bring the gadget netdevs up"
+}
+
 # ncms_hosts COUNT [SECONDS]: wait until exactly COUNT cdc_ncm netdevs
 # exist (every host side there, or with 0 every one gone); their names in
 # NCMS_HOST_IFS

@@ -118,8 +118,7 @@ n=$(gadgets_holding "$ORIG_GADGET")
 ktap_info "host sides: $ORIG_HOST before, $WANT wanted; gadget sides (qmult txqueuelen): $ORIG_GADGET before, $GQMULT $GQLEN wanted"
 ncms_unplug
 ncms_hosts 0 || bail "the host sides did not go"
-for ((i = 1; i <= N; i++)); do echo "link set dev ${NCMS_GADGET_IF[i]} up"; done | ip -batch - ||
-	bail "cannot bring the gadget netdevs up"
+ncms_gadgets_up
 
 daemon_start
 dexpect "^ready: " > /dev/null || bail "the daemon did not start"
