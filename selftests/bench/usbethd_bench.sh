@@ -20,6 +20,7 @@
 # Run: selftests/vm/run-vm.sh -t 1500 selftests/bench/usbethd_bench.sh
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../usbethd_lib.sh"
+source "$(dirname "$0")/usbeth_kprobes.sh"
 
 D=$USBETH_TOP/usbethd/usbethd
 LAT=$USBETH_TOP/selftests/bench/usbethd-lat
@@ -46,29 +47,18 @@ rm -rf "$W" && mkdir -p "$W/run"
 stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 ktap_plan 6
 
-# --- the kernel's clock: kprobes on the module's NEW notification and on
-# the fill of a CHANGE (the values are in the driver by then), with the
-# netdev's name; enum usbeth_cmd: NEW_NTF 3, CHANGE_NTF 5
-mountpoint -q "$T" || mount -t tracefs none "$T" 2>/dev/null
-[ -w "$T/kprobe_events" ] || ktap_skip_all "no tracefs kprobe events in this kernel"
-echo mono > "$T/trace_clock" || bail "trace_clock mono"
-echo 4096 > "$T/buffer_size_kb"
-{
-	echo 'p:usbeth_bench/usbeth_new usbeth_notify_dev name=+0($arg1):string cmd=$arg2:u8'
-	echo 'p:usbeth_bench/usbeth_applied usbeth_fill_dev name=+0($arg2):string cmd=$arg6:u8'
-} > "$T/kprobe_events" || bail "cannot place kprobes on usbeth"
-echo 'cmd == 3' > "$T/events/usbeth_bench/usbeth_new/filter" &&
-	echo 'cmd == 5' > "$T/events/usbeth_bench/usbeth_applied/filter" || bail "kprobe filters"
-echo 1 > "$T/events/usbeth_bench/enable"
-trace_begin() { echo 0 > "$T/tracing_on"; echo > "$T/trace"; echo 1 > "$T/tracing_on"; }
-# trace_end NAME: "new|applied IFNAME T_US" per event to $W/NAME.k
+# --- the kernel's clock (usbeth_kprobes.sh): the module's NEW of a netdev
+# and the fill of its CHANGE
+usbeth_kprobes usbeth_bench 'cmd == 3'
+# trace_end NAME: "new|applied DEV T_US" per event to $W/NAME.k (DEV: the
+# netdev's address)
 trace_end() {
 	echo 0 > "$T/tracing_on"
-	awk 'match($0, / [0-9]+\.[0-9]+: usbeth_(new|applied):/) {
+	awk 'match($0, / [0-9]+\.[0-9]+: usbeth_(ntf|applied):/) {
 		t = substr($0, RSTART + 1, RLENGTH - 1); sub(/:.*/, "", t)
-		ev = ($0 ~ /: usbeth_new:/) ? "new" : "applied"
-		n = $0; sub(/.*name="/, "", n); sub(/".*/, "", n)
-		printf "%s %s %.0f\n", ev, n, t * 1000000
+		ev = ($0 ~ /: usbeth_ntf:/) ? "new" : "applied"
+		if (!match($0, /dev=0x[0-9a-f]+/)) next
+		printf "%s %s %.0f\n", ev, substr($0, RSTART + 4, RLENGTH - 4), t * 1000000
 	}' "$T/trace" > "$W/$1.k"
 }
 

@@ -20,6 +20,7 @@
 # Run: selftests/vm/run-vm.sh -t 1500 selftests/bench/usbethd_storm_bench.sh
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../usbethd_lib.sh"
+source "$(dirname "$0")/usbeth_kprobes.sh"
 
 D=$USBETH_TOP/usbethd/usbethd
 N=${USBETHD_STORM_N:-30}
@@ -50,18 +51,7 @@ ktap_plan $((R + 1))
 # address (its name is at an offset that differs by kernel); in a plug the
 # only NEWs are the host sides' (the gadget netdevs stay across unplugs),
 # in a pull the only DELs.
-mountpoint -q "$T" || mount -t tracefs none "$T" 2>/dev/null
-[ -w "$T/kprobe_events" ] || ktap_skip_all "no tracefs kprobe events in this kernel"
-echo mono > "$T/trace_clock" || bail "trace_clock mono"
-echo 4096 > "$T/buffer_size_kb"
-{
-	echo 'p:usbeth_storm/usbeth_ntf usbeth_notify_dev dev=$arg1:x64 cmd=$arg2:u8'
-	echo 'p:usbeth_storm/usbeth_applied usbeth_fill_dev dev=$arg2:x64 cmd=$arg6:u8'
-} > "$T/kprobe_events" || bail "cannot place kprobes on usbeth"
-echo 'cmd == 3 || cmd == 4' > "$T/events/usbeth_storm/usbeth_ntf/filter" &&
-	echo 'cmd == 5' > "$T/events/usbeth_storm/usbeth_applied/filter" || bail "kprobe filters"
-echo 1 > "$T/events/usbeth_storm/enable"
-trace_begin() { echo 0 > "$T/tracing_on"; echo > "$T/trace"; echo 1 > "$T/tracing_on"; }
+usbeth_kprobes usbeth_storm 'cmd == 3 || cmd == 4'
 # trace_span: "FLOOR LAST NTFS CHANGES" from the mark written to the trace:
 # us to the last NEW or DEL, us to the last CHANGE of a netdev that had
 # one of those (-1: none), how many netdevs had each
@@ -83,8 +73,7 @@ ncms_hosts "$N" || bail "$N host sides did not appear"
 ktap_info "$N links on dummy_hcd ($(ls /sys/class/udc | wc -l) UDCs, high speed; $NCMS_STALE_GLUE binds refused)"
 ncms_unplug
 ncms_hosts 0 || bail "the host sides did not go"
-for ((i = 1; i <= N; i++)); do echo "link set dev ${NCMS_GADGET_IF[i]} up"; done | ip -batch - ||
-	bail "cannot bring the gadget netdevs up"
+ncms_gadgets_up
 
 daemon_start
 dexpect "^ready: " > /dev/null || bail "the daemon did not start"
@@ -103,6 +92,12 @@ for ((r = 1; r <= R; r++)); do
 		break
 	fi
 	read -r floor last nn nc < <(trace_span)
+	# the trace must hold every host side's NEW and applied CHANGE, or
+	# its figures are of something else
+	if [ "$nn" -ne "$N" ] || [ "$nc" -ne "$N" ]; then
+		ktap_fail "storm_round_$r" "round $r: the kernel's trace has $nn NEWs and $nc applied CHANGEs of $N"
+		break
+	fi
 	ktap_info "round $r, plug: every host side's NEW $(ms "$floor") ms after the first bind (the kernel's enumeration), every host side applied after $(ms "$last") ms, the daemon's lag $(ms $((last - floor))) ms ($nn NEWs, $nc of them applied, in the kernel's trace)"
 
 	dmark
@@ -117,6 +112,10 @@ for ((r = 1; r <= R; r++)); do
 	t1=${EPOCHREALTIME/./}
 	ncms_hosts 0 || ktap_info "round $r: ${#NCMS_HOST_IFS[@]} host sides still there"
 	read -r floor _ nn _ < <(trace_span)
+	if [ "$nn" -ne "$N" ]; then
+		ktap_fail "storm_round_$r" "round $r: the kernel's trace has $nn DELs of $N"
+		break
+	fi
 	ktap_info "round $r, pull: every host side's DEL $(ms "$floor") ms after the first unbind ($nn DELs), every record dropped after $(ms $((t1 - t0))) ms (wall clock)"
 	ktap_ok "storm_round_$r"
 done
