@@ -135,6 +135,8 @@ nl_socks() {
 		print ($2 == 0 ? "rtnetlink" : $2 == 16 ? "generic" : "netlink-" $2), $5, $9
 	}' /proc/net/netlink
 }
+# nl_drops PID: the notifications PID's netlink sockets dropped, in all
+nl_drops() { nl_socks "$1" | awk '{ d += $3 } END { print d + 0 }'; }
 # nl_queued PID: nl_socks in a line, "PROTOCOL:BYTES (DROPS dropped)"
 nl_queued() {
 	nl_socks "$1" | awk '{ printf "%s%s:%d%s", sep, $1, $2, ($3 > 0 ? " (" $3 " dropped)" : ""); sep = ", " }

@@ -222,20 +222,9 @@ exec {MFD}< <(exec "$CLI" monitor list 2>&1)
 MPID=$!
 mon "^\[existing\] [0-9]+: lo:" || bail "usbeth monitor did not list"
 kill -STOP "$DPID" "$MPID"
-# flood until the kernel says both have lost notifications: the Drops
-# column of their netlink sockets in /proc/PID/net/netlink (how many a
-# buffer holds depends on the kernel's skb sizes, so no fixed count does)
-nl_drops() { # nl_drops PID: notifications dropped on PID's netlink sockets
-	local ino fd sum=0 d
-	for fd in /proc/"$1"/fd/*; do
-		ino=$(readlink "$fd") || continue
-		[[ $ino =~ ^socket:\[([0-9]+)\]$ ]] || continue
-		d=$(awk -v i="${BASH_REMATCH[1]}" '$10 == i { print $9 }' \
-			/proc/"$1"/net/netlink)
-		sum=$((sum + ${d:-0}))
-	done
-	echo "$sum"
-}
+# flood until the kernel says both have lost notifications (nl_drops:
+# the Drops of their netlink sockets; how many a buffer holds depends on
+# the kernel's skb sizes, so no fixed count does)
 for i in $(seq 1 200); do echo "link set dev $ENX tx-timer-usecs $((200 + i % 2))"; done > "$W/flood"
 for round in $(seq 1 50); do
 	"$CLI" -b "$W/flood" > /dev/null || bail "the CHANGE flood failed"
