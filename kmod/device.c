@@ -14,7 +14,9 @@
  * that connect are the old value's. A record holds a tracked reference on
  * the netdev, released at the real NETDEV_UNREGISTER (a netns move also
  * sends UNREGISTER, with reg_state still NETREG_REGISTERED: the record
- * survives it) and at module exit. Records are only touched under rtnl.
+ * survives it) and at module exit. A record also keeps the gadget's
+ * identity as last read (gadget_ident()). Records are only touched under
+ * rtnl.
  */
 #include <linux/ethtool.h>
 #include <linux/kallsyms.h>
@@ -32,6 +34,13 @@ struct usbeth_gadget_rec {
 	netdevice_tracker tracker;
 	int connect;		/* carrier_up_count of the connect recorded */
 	u32 qmult;		/* qmult of that connect's pools, 0: none */
+	/* the gadget's identity as last read (gadget_ident()) */
+	unsigned long id_when;	/* jiffies of that read; id_valid: any */
+	bool id_valid;
+	const void *id_parent;	/* the netdev's parent then: compared only */
+	int id_up, id_down;	/* the netdev's carrier counts then */
+	u32 id_speed, id_max_speed;
+	char id_udc[sizeof_field(struct usbeth_ident, udc)];
 };
 
 static LIST_HEAD(gadget_recs);
@@ -228,6 +237,72 @@ static void gadget_copy(struct net_device *dev, struct usb_gadget *g,
 		strscpy(id->udc, dev_name(g->dev.parent), sizeof(id->udc));
 }
 
+static struct usbeth_gadget_rec *rec_find(struct net_device *dev)
+{
+	struct usbeth_gadget_rec *rec;
+
+	list_for_each_entry(rec, &gadget_recs, list)
+		if (rec->dev == dev)
+			return rec;
+	return NULL;
+}
+
+static struct usbeth_gadget_rec *rec_get(struct net_device *dev)
+{
+	struct usbeth_gadget_rec *rec = rec_find(dev);
+
+	if (rec)
+		return rec;
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	if (!rec)
+		return NULL;
+	rec->dev = dev;
+	netdev_hold(dev, &rec->tracker, GFP_KERNEL);
+	list_add(&rec->list, &gadget_recs);
+	return rec;
+}
+
+/*
+ * How long a gadget's identity is answered from the last read. Reading it
+ * walks every device of the system under dpm_list_mtx, which every
+ * device's addition, removal and power transition waits for, and any user
+ * may send GETs in a loop: at most one walk per gadget netdev per this
+ * long, unless the netdev changed parent (a bind or an unbind) or carrier
+ * (a connect or a disconnect: a new speed) since, which reads again.
+ */
+#define GADGET_IDENT_TTL	(HZ / 10)
+
+/* Under rtnl (a gadget netdev's every GET, SET and notification). */
+static void gadget_ident(struct net_device *dev, struct usbeth_ident *id)
+{
+	const void *parent = READ_ONCE(dev->dev.parent);
+	int up = atomic_read(&dev->carrier_up_count);
+	int down = atomic_read(&dev->carrier_down_count);
+	struct usbeth_gadget_rec *rec;
+
+	ASSERT_RTNL();
+	rec = rec_get(dev);
+	if (rec && rec->id_valid && rec->id_parent == parent &&
+	    rec->id_up == up && rec->id_down == down &&
+	    time_before(jiffies, rec->id_when + GADGET_IDENT_TTL)) {
+		id->speed = rec->id_speed;
+		id->max_speed = rec->id_max_speed;
+		strscpy(id->udc, rec->id_udc, sizeof(id->udc));
+		return;
+	}
+	usbeth_with_gadget(dev, gadget_copy, id);
+	if (!rec)
+		return;		/* no memory for the copy: read every time */
+	rec->id_valid = true;
+	rec->id_when = jiffies;
+	rec->id_parent = parent;
+	rec->id_up = up;
+	rec->id_down = down;
+	rec->id_speed = id->speed;
+	rec->id_max_speed = id->max_speed;
+	strscpy(rec->id_udc, id->udc, sizeof(rec->id_udc));
+}
+
 void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 {
 	memset(id, 0, sizeof(*id));
@@ -236,7 +311,7 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 	/* gadget first: its parent is touched only inside gadget_copy() */
 	if (is_usb_gadget_side(dev)) {
 		id->role = USBETH_ROLE_USB_GADGET;
-		usbeth_with_gadget(dev, gadget_copy, id);
+		gadget_ident(dev, id);
 		if (usbeth_gadget_qmult_available())
 			id->caps |= USBETH_CAP_QMULT;
 	} else if (is_usb_host_side(dev)) {
@@ -255,16 +330,6 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 	id->caps |= usbeth_coalesce_caps(dev);
 	if (usbeth_bql_capable(dev))
 		id->caps |= USBETH_CAP_BQL;
-}
-
-static struct usbeth_gadget_rec *rec_find(struct net_device *dev)
-{
-	struct usbeth_gadget_rec *rec;
-
-	list_for_each_entry(rec, &gadget_recs, list)
-		if (rec->dev == dev)
-			return rec;
-	return NULL;
 }
 
 /*
@@ -286,21 +351,6 @@ bool usbeth_qmult_active(struct net_device *dev, u32 *qmult)
 		return true;
 	}
 	return !usbeth_gadget_get_qmult(dev, qmult);
-}
-
-static struct usbeth_gadget_rec *rec_get(struct net_device *dev)
-{
-	struct usbeth_gadget_rec *rec = rec_find(dev);
-
-	if (rec)
-		return rec;
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	if (!rec)
-		return NULL;
-	rec->dev = dev;
-	netdev_hold(dev, &rec->tracker, GFP_KERNEL);
-	list_add(&rec->list, &gadget_recs);
-	return rec;
 }
 
 /*

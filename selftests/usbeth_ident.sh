@@ -7,13 +7,25 @@
 # must be reported as role "other", with no qmult (u_ether's exports would
 # read its private area as u_ether's), and refuse qmult. The real gadget
 # keeps its role, its UDC and its speeds, read under the lock u_ether's
-# device_move() holds (kmod/device.c), through unbind and rebind.
+# device_move() holds (kmod/device.c), through unbind and rebind. Reading
+# them walks every device of the system under that lock, which every
+# device's addition, removal and power transition waits for: an
+# unprivileged loop of GETs walks at most ten times a second
+# (GADGET_IDENT_TTL), counted by a kprobe on the walk (dpm_for_each_dev).
 source "$(dirname "$0")/lib.sh"
 
 KO=$(ksft_helper fake_gadget.ko)
-cleanup() { rmmod fake_gadget 2>/dev/null; ncm_teardown; }
+T=/sys/kernel/tracing
+cleanup() {
+	if [ -d "$T/events/usbeth_walk" ]; then
+		echo 0 > "$T/events/usbeth_walk/enable"
+		echo '-:usbeth_walk/dpm' >> "$T/kprobe_events"
+	fi
+	rmmod fake_gadget 2>/dev/null
+	ncm_teardown
+}
 trap cleanup EXIT
-ktap_plan 11
+ktap_plan 13
 [ -r "$KO" ] || env_missing "no helper module $KO (make, or the kselftest install)"
 
 ncm_setup -s super
@@ -33,6 +45,22 @@ out=$(ue "$G" get "$D")
 ktap_expect_eq gadget_role "$(sed -n 's/^role=//p' <<< "$out")" usb-gadget
 ktap_expect_eq gadget_udc "$(sed -n 's/^gadget_udc=//p' <<< "$out")" "$NCM_UDC"
 ktap_expect_eq gadget_speeds "$(sed -n 's/^usb_speed=//p; s/^gadget_max_speed=//p' <<< "$out" | tr '\n' ' ')" "super super "
+
+# walks: the walks of the device list so far
+walks() { awk '$1 == "dpm" { print $2 }' "$T/kprobe_profile"; }
+mountpoint -q "$T" || mount -t tracefs none "$T" || bail "cannot mount tracefs"
+echo 'p:usbeth_walk/dpm dpm_for_each_dev' >> "$T/kprobe_events" ||
+	bail "cannot place a kprobe on dpm_for_each_dev"
+echo 1 > "$T/events/usbeth_walk/enable" || bail "cannot enable the kprobe on dpm_for_each_dev"
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+GETS=300
+w0=$(walks) t0=${EPOCHREALTIME/./}
+out=$(ip netns exec "$G" "${nobody[@]}" "$USBETHCTL" get -n $GETS "$D")
+t1=${EPOCHREALTIME/./} w1=$(walks)
+ms=$(((t1 - t0) / 1000)) n=$((w1 - w0)) most=$(((t1 - t0) / 100000 + 2))
+echo "# $GETS unprivileged GETs in $ms ms: $n walks of the device list (at most $most)"
+ktap_expect_eq unprivileged_loop_same_udc "$(sed -n 's/^gadget_udc=//p' <<< "$out")" "$NCM_UDC"
+ktap_check unprivileged_loop_walks_bounded test "$n" -le "$most" -a "$n" -lt $GETS
 ncm_unplug
 out=$(ue "$G" get "$D")
 ktap_expect_eq unbound_has_no_udc "$(sed -n 's/^role=//p; s/^gadget_udc=//p' <<< "$out" | tr '\n' ' ')" "usb-gadget "

@@ -81,7 +81,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s family\n"
-		"       %s get DEV\n"
+		"       %s get [-n COUNT] DEV\n"
 		"       %s dump\n"
 		"       %s dumpcount [-b CMD]\n"
 		"       %s set [-e] [-f N] [-w] DEV KEY=VALUE...\n"
@@ -362,20 +362,31 @@ static int cmd_family(int argc, char **argv)
 	return 0;
 }
 
+/* get -n COUNT: COUNT GETs on one socket, the last one printed */
 static int cmd_get(int argc, char **argv)
 {
 	struct usbeth_dev d;
 	struct devarg dev;
 	struct usbeth *u;
-	int err;
+	uint32_t count = 1, i;
+	int opt, err;
 
-	if (argc != 2)
+	optind = 1;
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		if (opt != 'n' || !parse_u32(optarg, &count) || !count)
+			usage();
+	}
+	if (optind != argc - 1)
 		usage();
-	parse_devarg(argv[1], &dev);
+	parse_devarg(argv[optind], &dev);
 	open_or_die(&u);
-	err = usbeth_get(u, dev.ifindex, dev.ifname, &d);
-	if (err)
-		fail(u, "get", dev.arg, err);
+	for (i = 0; i < count; i++) {
+		err = usbeth_get(u, dev.ifindex, dev.ifname, &d);
+		if (err)
+			fail(u, "get", dev.arg, err);
+		if (i + 1 < count)
+			usbeth_dev_free(&d);
+	}
 	print_dev(&d);
 	usbeth_dev_free(&d);
 	usbeth_close(u);
