@@ -14,7 +14,8 @@
 # the kernel's own tools/testing/selftests Makefile), and the installed list
 # run by run_kselftest.sh, with nothing of this tree in the tests' way
 # (selftests/vm/guest-run.sh --installed). The other kernels run the suite
-# from the tree.
+# from the tree. After the suite, each kernel boots again for each test
+# that needs a fresh boot (selftests/Makefile: SOLO_TEST_PROGS).
 #
 # `make check-debug` (check.sh --debug): the VM suite and the tests that need
 # a debug kernel (selftests/Makefile: DEBUG_TEST_PROGS) on the debug kernel
@@ -75,9 +76,11 @@ done
 if [ $debug -eq 1 ]; then
 	kernels=("$dk")
 	mapfile -t vmtests < <(make -s -C "$here" print-tests print-debug-tests)
+	solotests=()
 else
 	mapfile -t kernels < <("$top/scripts/kernel-env.sh" --list)
 	mapfile -t vmtests < <(make -s -C "$here" print-tests)
+	mapfile -t solotests < <(make -s -C "$here" print-solo-tests)
 	# a hang detector, not a time budget: the suite took 405-481 s a kernel
 	# on this 2-core machine one day and 720 s the next (shared, noisy), and
 	# 900 s was hit once with other work beside it
@@ -121,6 +124,18 @@ for k in "${kernels[@]}"; do
 		F=$((F + 1))
 		echo "not ok vm_run@$k # the VM run failed (see above)"
 	fi
+	# the tests that need a boot of their own (selftests/Makefile), each
+	# in one, from the tree
+	for t in "${solotests[@]}"; do
+		echo "== ${t%.sh} on kernel $k, in a boot of its own"
+		(cd "$here" && ./vm/run-vm.sh -K "$k" -t "$vmtimeout" -o "$out/vm-$k-${t%.sh}" "$t")
+		vmrc=$?
+		[ -f "$out/vm-$k-${t%.sh}/ktap.log" ] && tally "$out/vm-$k-${t%.sh}/ktap.log"
+		if [ $vmrc -ne 0 ]; then
+			F=$((F + 1))
+			echo "not ok vm_run@$k-${t%.sh} # the VM run failed (see above)"
+		fi
+	done
 	times+=("$k $((SECONDS - kstart))s")
 done
 for t in "${times[@]}"; do echo "# VM suite on kernel ${t% *}: ${t##* }"; done
