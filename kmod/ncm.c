@@ -132,24 +132,72 @@ static int ncm_max(struct net_device *dev, bool rx, u32 *max)
  * restored, and setting the value the driver already holds, in either
  * form, changes nothing.
  */
+static u32 bulk_out_maxp(struct usb_interface *intf)
+{
+	struct usb_host_interface *alt = intf->cur_altsetting;
+	unsigned int e;
+
+	for (e = 0; alt && e < alt->desc.bNumEndpoints; e++)
+		if (usb_endpoint_is_bulk_out(&alt->endpoint[e].desc))
+			return usb_endpoint_maxp(&alt->endpoint[e].desc);
+	return 0;
+}
+
+/*
+ * The interface number a CDC Union descriptor among the control interface's
+ * class-specific descriptors names as its first subordinate (the data
+ * interface), -1 without one. Read here rather than through usbcore's
+ * parser, which would make usbeth load usbcore on machines with no USB.
+ */
+static int union_data_ifnum(const struct usb_host_interface *alt)
+{
+	const struct usb_cdc_union_desc *u;
+	const u8 *p = alt->extra;
+	int left = alt->extralen;
+
+	while (left >= 2 && p[0] >= 2 && p[0] <= left) {
+		u = (const struct usb_cdc_union_desc *)p;
+		if (p[0] >= sizeof(*u) && u->bDescriptorType == USB_DT_CS_INTERFACE &&
+		    u->bDescriptorSubType == USB_CDC_UNION_TYPE)
+			return u->bSlaveInterface0;
+		left -= p[0];
+		p += p[0];
+	}
+	return -1;
+}
+
+/*
+ * The bulk OUT packet size of dev's data interface: the one the control
+ * interface's CDC Union descriptor names, as cdc_ncm finds it (a device
+ * with two NCM or MBIM functions has two data interfaces, whose sizes may
+ * differ at full speed). Without a Union descriptor, the first other
+ * interface the driver holds that has a bulk OUT endpoint.
+ */
 static u32 ncm_out_maxp(struct net_device *dev)
 {
 	struct usb_interface *ctrl = to_usb_interface(dev->dev.parent);
 	struct usb_device *udev = interface_to_usbdev(ctrl);
 	struct usb_host_config *cfg = udev->actconfig;
-	unsigned int i, e;
+	struct usb_interface *data;
+	int ifnum = ctrl->cur_altsetting ?
+		    union_data_ifnum(ctrl->cur_altsetting) : -1;
+	unsigned int i;
+	u32 mp;
 
-	/* the data interface: the other one the driver holds, bulk OUT */
+	for (i = 0; ifnum >= 0 && cfg && i < cfg->desc.bNumInterfaces; i++) {
+		data = cfg->interface[i];
+		if (data && data->altsetting &&
+		    data->altsetting[0].desc.bInterfaceNumber == ifnum &&
+		    data->dev.driver == ctrl->dev.driver)
+			return bulk_out_maxp(data);
+	}
 	for (i = 0; cfg && i < cfg->desc.bNumInterfaces; i++) {
-		struct usb_interface *intf = cfg->interface[i];
-		struct usb_host_interface *alt;
-
-		if (!intf || intf == ctrl || intf->dev.driver != ctrl->dev.driver)
+		data = cfg->interface[i];
+		if (!data || data == ctrl || data->dev.driver != ctrl->dev.driver)
 			continue;
-		alt = intf->cur_altsetting;
-		for (e = 0; alt && e < alt->desc.bNumEndpoints; e++)
-			if (usb_endpoint_is_bulk_out(&alt->endpoint[e].desc))
-				return usb_endpoint_maxp(&alt->endpoint[e].desc);
+		mp = bulk_out_maxp(data);
+		if (mp)
+			return mp;
 	}
 	return 0;
 }
