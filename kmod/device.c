@@ -132,7 +132,8 @@ bool usbeth_needs_rtnl(struct net_device *dev)
  * is the USB interface driver's (usbnet takes its name from there), read
  * without calling into ethtool ops, so it works without rtnl.
  */
-const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
+const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len,
+			       bool ops_held)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
 	struct device *parent;
@@ -155,11 +156,11 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 		return buf;
 	}
 	/* as ethtool -i calls it: device awake, present, inside begin */
-	if (ops && ops->get_drvinfo && !usbeth_ethtool_begin(dev)) {
+	if (ops && ops->get_drvinfo && !usbeth_ethtool_begin(dev, ops_held)) {
 		struct ethtool_drvinfo info = {};
 
 		ops->get_drvinfo(dev, &info);
-		usbeth_ethtool_complete(dev);
+		usbeth_ethtool_complete(dev, ops_held);
 		if (info.driver[0]) {
 			strscpy(buf, info.driver, len);
 			return buf;

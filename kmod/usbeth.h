@@ -83,7 +83,8 @@ struct usbeth_knob {
 
 /* device.c */
 void usbeth_ident(struct net_device *dev, struct usbeth_ident *id);
-const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len);
+const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len,
+			       bool ops_held);
 bool usbeth_needs_rtnl(struct net_device *dev);
 bool usbeth_qmult_active(struct net_device *dev, u32 *qmult);
 struct usb_gadget;
@@ -133,9 +134,10 @@ extern const struct usbeth_knob usbeth_gadget_knobs[1];
 
 /* coalesce.c: ethtool coalesce ops */
 u32 usbeth_coalesce_caps(struct net_device *dev);
-int usbeth_ethtool_begin(struct net_device *dev);
-void usbeth_ethtool_complete(struct net_device *dev);
-int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals);
+/* ops_held: the caller holds dev's instance lock (see usbeth_fill_dev()) */
+int usbeth_ethtool_begin(struct net_device *dev, bool ops_held);
+void usbeth_ethtool_complete(struct net_device *dev, bool ops_held);
+int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals, bool ops_held);
 #define USBETH_COAL_CAPS (USBETH_CAP_COAL_TX_USECS | USBETH_CAP_COAL_TX_FRAMES | \
 			  USBETH_CAP_COAL_RX_USECS | USBETH_CAP_COAL_RX_FRAMES)
 extern const struct usbeth_knob usbeth_coalesce_knobs[4];
