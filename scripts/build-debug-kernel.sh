@@ -171,7 +171,7 @@ fi
 # The modules the VM suite loads, with their dependencies, in lsmod's form
 # for localmodconfig: every other module of Debian's configuration goes.
 mods=(virtio_pci 9pnet_virtio 9p e1000e dummy dummy_hcd libcomposite usb_f_ncm
-      cdc_ncm cdc_ether cdc_mbim veth ifb)
+      cdc_ncm cdc_ether cdc_mbim veth ifb xhci_pci rndis_host overlay)
 mkdir -p "$root$obj_in"
 {
 	echo "Module                  Size  Used by"
