@@ -97,6 +97,17 @@ if [ $debug -eq 0 ]; then
 	[ -n "$installed_k" ] ||
 		echo "# no kernel of this selection is built with this machine's compiler: no installed (kselftest) run"
 fi
+# vm_tally NAME RC: the results of the VM run logged in $out/vm-NAME.
+# run-vm.sh keeps its logs there whether it passed or failed; none there
+# means it never booted. A run that failed for a reason outside the tests
+# (kernel log, hang) is a failure of its own.
+vm_tally() {
+	[ -f "$out/vm-$1/ktap.log" ] && tally "$out/vm-$1/ktap.log"
+	if [ "$2" -ne 0 ]; then
+		F=$((F + 1))
+		echo "not ok vm_run@$1 # the VM run failed (see above)"
+	fi
+}
 times=()
 for k in "${kernels[@]}"; do
 	kstart=$SECONDS
@@ -115,26 +126,13 @@ for k in "${kernels[@]}"; do
 		(cd "$here" && ./vm/run-vm.sh -K "$k" -t "$vmtimeout" -o "$out/vm-$k" "${vmtests[@]}")
 		vmrc=$?
 	fi
-	# run-vm.sh keeps its logs in the -o directory whether it passed or
-	# failed; none there means it never booted (counted just below)
-	[ -f "$out/vm-$k/ktap.log" ] && tally "$out/vm-$k/ktap.log"
-	# A run that failed for a reason outside the tests (kernel log, hang)
-	# is a failure of its own.
-	if [ $vmrc -ne 0 ]; then
-		F=$((F + 1))
-		echo "not ok vm_run@$k # the VM run failed (see above)"
-	fi
+	vm_tally "$k" $vmrc
 	# the tests that need a boot of their own (selftests/Makefile), each
 	# in one, from the tree
 	for t in "${solotests[@]}"; do
 		echo "== ${t%.sh} on kernel $k, in a boot of its own"
 		(cd "$here" && ./vm/run-vm.sh -K "$k" -t "$vmtimeout" -o "$out/vm-$k-${t%.sh}" "$t")
-		vmrc=$?
-		[ -f "$out/vm-$k-${t%.sh}/ktap.log" ] && tally "$out/vm-$k-${t%.sh}/ktap.log"
-		if [ $vmrc -ne 0 ]; then
-			F=$((F + 1))
-			echo "not ok vm_run@$k-${t%.sh} # the VM run failed (see above)"
-		fi
+		vm_tally "$k-${t%.sh}" $?
 	done
 	times+=("$k $((SECONDS - kstart))s")
 done
