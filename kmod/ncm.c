@@ -122,16 +122,6 @@ static int ncm_max(struct net_device *dev, bool rx, u32 *max)
 	return 0;
 }
 
-/*
- * tx_max in the driver's terms. cdc_ncm pads a tx_max that is a multiple of
- * the bulk OUT packet size by one byte (unless it is dwNtbOutMaxSize), and
- * shows the padded value; its store refuses values above the maximum, so the
- * padded form of the maximum (65536 -> 65537) could not be written back as
- * GET shows it. usbeth writes the unpadded form of a value and compares in
- * the padded one, so any value GET reported can be set, put back and
- * restored, and setting the value the driver already holds, in either
- * form, changes nothing.
- */
 static u32 bulk_out_maxp(struct usb_interface *intf)
 {
 	struct usb_host_interface *alt = intf->cur_altsetting;
@@ -178,30 +168,36 @@ static u32 ncm_out_maxp(struct net_device *dev)
 	struct usb_interface *ctrl = to_usb_interface(dev->dev.parent);
 	struct usb_device *udev = interface_to_usbdev(ctrl);
 	struct usb_host_config *cfg = udev->actconfig;
-	struct usb_interface *data;
 	int ifnum = ctrl->cur_altsetting ?
 		    union_data_ifnum(ctrl->cur_altsetting) : -1;
+	struct usb_interface *data;
+	u32 mp, first = 0;
 	unsigned int i;
-	u32 mp;
 
-	for (i = 0; ifnum >= 0 && cfg && i < cfg->desc.bNumInterfaces; i++) {
-		data = cfg->interface[i];
-		if (data && data->altsetting &&
-		    data->altsetting[0].desc.bInterfaceNumber == ifnum &&
-		    data->dev.driver == ctrl->dev.driver)
-			return bulk_out_maxp(data);
-	}
 	for (i = 0; cfg && i < cfg->desc.bNumInterfaces; i++) {
 		data = cfg->interface[i];
-		if (!data || data == ctrl || data->dev.driver != ctrl->dev.driver)
+		if (!data || data == ctrl || !data->cur_altsetting ||
+		    data->dev.driver != ctrl->dev.driver)
 			continue;
 		mp = bulk_out_maxp(data);
-		if (mp)
+		if (data->cur_altsetting->desc.bInterfaceNumber == ifnum)
 			return mp;
+		if (!first)
+			first = mp;
 	}
-	return 0;
+	return first;
 }
 
+/*
+ * tx_max in the driver's terms. cdc_ncm pads a tx_max that is a multiple of
+ * the bulk OUT packet size by one byte (unless it is dwNtbOutMaxSize), and
+ * shows the padded value; its store refuses values above the maximum, so the
+ * padded form of the maximum (65536 -> 65537) could not be written back as
+ * GET shows it. usbeth writes the unpadded form of a value and compares in
+ * the padded one, so any value GET reported can be set, put back and
+ * restored, and setting the value the driver already holds, in either
+ * form, changes nothing.
+ */
 static u32 tx_pad(struct net_device *dev, u32 val)
 {
 	u32 mp = ncm_out_maxp(dev), dev_max;
