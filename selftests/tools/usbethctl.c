@@ -81,7 +81,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s family\n"
-		"       %s get [-n COUNT] DEV\n"
+		"       %s get [-n COUNT] [-b CMD] DEV\n"
 		"       %s dump\n"
 		"       %s dumpcount [-b CMD]\n"
 		"       %s set [-e] [-f N] [-w] DEV KEY=VALUE...\n"
@@ -362,9 +362,13 @@ static int cmd_family(int argc, char **argv)
 	return 0;
 }
 
-/* get -n COUNT: COUNT GETs on one socket, the last one printed */
+/*
+ * get -n COUNT: COUNT GETs on one socket, the last one printed. -b CMD: CMD
+ * (sh -c) runs right after the first GET, before the next one.
+ */
 static int cmd_get(int argc, char **argv)
 {
+	const char *between = NULL;
 	struct usbeth_dev d;
 	struct devarg dev;
 	struct usbeth *u;
@@ -372,8 +376,10 @@ static int cmd_get(int argc, char **argv)
 	int opt, err;
 
 	optind = 1;
-	while ((opt = getopt(argc, argv, "n:")) != -1) {
-		if (opt != 'n' || !parse_u32(optarg, &count) || !count)
+	while ((opt = getopt(argc, argv, "n:b:")) != -1) {
+		if (opt == 'b')
+			between = optarg;
+		else if (opt != 'n' || !parse_u32(optarg, &count) || !count)
 			usage();
 	}
 	if (optind != argc - 1)
@@ -386,6 +392,8 @@ static int cmd_get(int argc, char **argv)
 			fail(u, "get", dev.arg, err);
 		if (i + 1 < count)
 			usbeth_dev_free(&d);
+		if (i == 0 && between && system(between) != 0)
+			usage_err("-b: '%s' failed", between);
 	}
 	print_dev(&d);
 	usbeth_dev_free(&d);
