@@ -307,7 +307,8 @@ ncm_func_make() {
 # describes, which the NCM helpers below otherwise work around: a refused
 # bind (the glue directory device_move() leaves behind), a refused first
 # bind binding again (a BUG in register_netdevice), the full-speed download
-# stall (bench/data.sh). scripts/build-debug-kernel.sh builds such kernels
+# stall (bench/data.sh), the NTB kept across a disconnect (a gadget kept
+# down across plugs). scripts/build-debug-kernel.sh builds such kernels
 # (flavours fixed and debug-fixed) only with the patches applied, and names
 # them by it: their release ends in "-usbeth-fixed" or
 # "-usbeth-debug-fixed". Every other kernel is taken to have the bugs.
