@@ -58,34 +58,38 @@ static u32 *coal_field(struct ethtool_coalesce *ec, int attr)
  * Around the driver's ops, as ethtool's own set and get paths do: wake the
  * parent first (a runtime-suspended NIC may have detached its netdev, and
  * ops may touch its registers), take the device's ops lock where it has one
- * (compat.h), check the device is there, then the driver's begin;
+ * (compat.h) unless the caller holds it (ops_held: the NETDEV_REGISTER
+ * notifier), check the device is there, then the driver's begin;
  * usbeth_ethtool_complete() undoes it.
  */
-int usbeth_ethtool_begin(struct net_device *dev)
+int usbeth_ethtool_begin(struct net_device *dev, bool ops_held)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
 	int err = -ENODEV;
 
 	if (dev->dev.parent)
 		pm_runtime_get_sync(dev->dev.parent);
-	usbeth_lock_ops(dev);
+	if (!ops_held)
+		usbeth_lock_ops(dev);
 	if (netif_device_present(dev) &&
 	    READ_ONCE(dev->reg_state) == NETREG_REGISTERED) {
 		err = ops->begin ? ops->begin(dev) : 0;
 		if (!err)
 			return 0;
 	}
-	usbeth_unlock_ops(dev);
+	if (!ops_held)
+		usbeth_unlock_ops(dev);
 	if (dev->dev.parent)
 		pm_runtime_put(dev->dev.parent);
 	return err;
 }
 
-void usbeth_ethtool_complete(struct net_device *dev)
+void usbeth_ethtool_complete(struct net_device *dev, bool ops_held)
 {
 	if (dev->ethtool_ops->complete)
 		dev->ethtool_ops->complete(dev);
-	usbeth_unlock_ops(dev);
+	if (!ops_held)
+		usbeth_unlock_ops(dev);
 	if (dev->dev.parent)
 		pm_runtime_put(dev->dev.parent);
 }
@@ -100,16 +104,17 @@ static int coal_read(struct net_device *dev, struct ethtool_coalesce *ec,
 }
 
 /* One get_coalesce() call, with the device awake and the driver told. */
-static int coal_read_once(struct net_device *dev, struct ethtool_coalesce *ec)
+static int coal_read_once(struct net_device *dev, struct ethtool_coalesce *ec,
+			  bool ops_held)
 {
 	struct kernel_ethtool_coalesce kec;
 	int err;
 
-	err = usbeth_ethtool_begin(dev);
+	err = usbeth_ethtool_begin(dev, ops_held);
 	if (err)
 		return err;
 	err = coal_read(dev, ec, &kec);
-	usbeth_ethtool_complete(dev);
+	usbeth_ethtool_complete(dev, ops_held);
 	return err;
 }
 
@@ -117,13 +122,13 @@ static int coal_read_once(struct net_device *dev, struct ethtool_coalesce *ec)
  * Every coalesce knob's value from one get_coalesce() call, so that they
  * come from one moment: vals[i] is usbeth_coalesce_knobs[i]'s.
  */
-int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals)
+int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals, bool ops_held)
 {
 	struct ethtool_coalesce ec;
 	unsigned int i;
 	int err;
 
-	err = coal_read_once(dev, &ec);
+	err = coal_read_once(dev, &ec, ops_held);
 	if (err)
 		return err;
 	for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
@@ -137,7 +142,7 @@ static int coal_get(struct net_device *dev, int attr, unsigned int queue,
 	struct ethtool_coalesce ec;
 	int err;
 
-	err = coal_read_once(dev, &ec);
+	err = coal_read_once(dev, &ec, false);
 	if (!err)
 		*val = *coal_field(&ec, attr);
 	return err;
@@ -173,7 +178,7 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 	unsigned int i;
 	int err;
 
-	err = usbeth_ethtool_begin(req->dev);
+	err = usbeth_ethtool_begin(req->dev, false);
 	if (err)
 		goto refused;
 	err = coal_read(req->dev, &ec, &kec);
@@ -185,7 +190,7 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 	/* listeners are told under the ops lock, as ethtool does */
 	if (!err)
 		usbeth_ethtool_notify(req->dev, ETHTOOL_MSG_COALESCE_NTF);
-	usbeth_ethtool_complete(req->dev);
+	usbeth_ethtool_complete(req->dev, false);
 	if (err)
 		goto refused;
 	return 0;

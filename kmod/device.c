@@ -1,55 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device classification (role, USB identity, capabilities), the records
- * usbeth keeps for gadget netdevs, and the netdev notifier.
- *
- * The qmult in effect: u_ether sizes its request pools from qmult in
- * gether_connect(), right before netif_carrier_on(), and frees them on
- * disconnect. While a gadget is bound, only usbeth can change qmult (its
- * configfs file refuses), and it does so under the lock every connect
- * runs under (gadget.c), so a change lands either before a connect, which
- * then uses it, or after one. A change on a connected gadget is recorded
- * with the old value and the device's carrier_up_count, which counts
- * every connect, whether or not the netdev was up to see it: the pools of
- * that connect are the old value's. A record holds a tracked reference on
- * the netdev, released at the real NETDEV_UNREGISTER (a netns move also
- * sends UNREGISTER, with reg_state still NETREG_REGISTERED: the record
- * survives it) and at module exit. A record also keeps the gadget's
- * identity as last read (gadget_ident()). Records are only touched under
- * rtnl.
+ * Device classification: a netdev's role (USB host side, USB gadget,
+ * other), its USB identity, its capabilities and its driver's name. A
+ * gadget's own identity is read in gadget_rec.c, under the lock its netdev
+ * moves under.
  */
 #include <linux/ethtool.h>
 #include <linux/kallsyms.h>
-#include <linux/list.h>
-#include <linux/pm.h>
-#include <linux/rtnetlink.h>
-#include <linux/slab.h>
 #include <linux/usb.h>
-#include <linux/usb/gadget.h>
 #include "usbeth.h"
-
-struct usbeth_gadget_rec {
-	struct list_head list;
-	struct net_device *dev;
-	netdevice_tracker tracker;
-	int connect;		/* carrier_up_count of the connect recorded */
-	u32 qmult;		/* qmult of that connect's pools, 0: none */
-	/* the gadget's identity as last read (gadget_ident()) */
-	unsigned long id_when;	/* jiffies of that read; id_valid: any */
-	bool id_valid;
-	const void *id_parent;	/* the netdev's parent then: compared only */
-	int id_up, id_down;	/* the netdev's carrier counts then */
-	u32 id_speed, id_max_speed;
-	char id_udc[sizeof_field(struct usbeth_ident, udc)];
-};
-
-static LIST_HEAD(gadget_recs);
 
 /*
  * Whether dev is a USB host-side netdev: its parent is a USB interface.
  * This follows the parent, so it must not see a u_ether netdev, whose
  * parent u_ether moves (and a UDC removal then frees) with no lock held
- * here: callers rule out is_usb_gadget_side() first, which looks at the
+ * here: callers rule out usbeth_is_gadget() first, which looks at the
  * netdev alone.
  */
 static bool is_usb_host_side(struct net_device *dev)
@@ -71,7 +36,7 @@ static bool is_usb_host_side(struct net_device *dev)
  * belongs to, which is how it is told here (Debian's kernels have
  * KALLSYMS; without it no netdev passes and gadget knobs are not offered).
  */
-static bool is_usb_gadget_side(struct net_device *dev)
+bool usbeth_is_gadget(struct net_device *dev)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	const char *mod;
@@ -88,7 +53,7 @@ static bool is_usb_gadget_side(struct net_device *dev)
 	return !strncmp(sym, "eth_start_xmit+", strlen("eth_start_xmit+"));
 }
 
-static u32 speed_of(enum usb_device_speed s)
+u32 usbeth_usb_speed(enum usb_device_speed s)
 {
 	switch (s) {
 	case USB_SPEED_LOW:
@@ -123,7 +88,7 @@ static u32 speed_of(enum usb_device_speed s)
  */
 bool usbeth_needs_rtnl(struct net_device *dev)
 {
-	return is_usb_gadget_side(dev) || !is_usb_host_side(dev) ||
+	return usbeth_is_gadget(dev) || !is_usb_host_side(dev) ||
 	       usbeth_coalesce_caps(dev);
 }
 
@@ -132,7 +97,8 @@ bool usbeth_needs_rtnl(struct net_device *dev)
  * is the USB interface driver's (usbnet takes its name from there), read
  * without calling into ethtool ops, so it works without rtnl.
  */
-const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
+const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len,
+			       bool ops_held)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
 	struct device *parent;
@@ -145,7 +111,7 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 	 * reports. Decided before anything follows the parent (see
 	 * is_usb_host_side()).
 	 */
-	if (is_usb_gadget_side(dev)) {
+	if (usbeth_is_gadget(dev)) {
 		strscpy(buf, "g_ether", len);
 		return buf;
 	}
@@ -155,11 +121,11 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 		return buf;
 	}
 	/* as ethtool -i calls it: device awake, present, inside begin */
-	if (ops && ops->get_drvinfo && !usbeth_ethtool_begin(dev)) {
+	if (ops && ops->get_drvinfo && !usbeth_ethtool_begin(dev, ops_held)) {
 		struct ethtool_drvinfo info = {};
 
 		ops->get_drvinfo(dev, &info);
-		usbeth_ethtool_complete(dev);
+		usbeth_ethtool_complete(dev, ops_held);
 		if (info.driver[0]) {
 			strscpy(buf, info.driver, len);
 			return buf;
@@ -172,135 +138,10 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * A gadget netdev's parent is its usb_gadget while bound to a UDC, moved by
- * u_ether's gether_attach_gadget()/gether_detach_gadget() with
- * device_move(), which takes neither rtnl nor anything of the netdev's:
- * only the driver core's dpm_list_mtx, held across the whole move. Unbind
- * plus UDC removal can free the gadget right after the move, so usbeth
- * touches the gadget only under that mutex, reached through the one export
- * that holds it (dpm_for_each_dev(), which walks the list of devices: a
- * gadget's netdev is on it). While the mutex is held and the netdev's
- * parent is the gadget, the gadget has not been deleted (its device_del()
- * takes the mutex too, after the unbind that moves the netdev), hence not
- * freed; nor has the UDC, its parent; nor has the gadget driver's data (the
- * composite device), which is set before the function's bind attaches the
- * netdev and cleared after its unbind detached it. While the mutex is held
- * and the netdev has no parent, no gadget can be attached to it.
- */
-struct gadget_visit {
-	struct device *netdev;
-	void (*fn)(struct net_device *dev, struct usb_gadget *g, void *arg);
-	void *arg;
-	bool found;
-};
-
-static void gadget_visit_one(struct device *d, void *data)
+/* Whether dev is a USB NIC, either end: what usbeth announces. */
+bool usbeth_is_usb(struct net_device *dev)
 {
-	struct gadget_visit *v = data;
-
-	if (d != v->netdev)
-		return;
-	v->found = true;
-	v->fn(to_net_dev(d),
-	      d->parent ? container_of(d->parent, struct usb_gadget, dev) : NULL,
-	      v->arg);
-}
-
-/*
- * Calls fn(dev, g, arg) under dpm_list_mtx, with g the gadget dev is bound
- * to, NULL when unbound. fn must not sleep long: every device's power
- * transitions wait for the mutex. Returns false without calling fn when dev
- * is not a registered device (being unregistered).
- */
-bool usbeth_with_gadget(struct net_device *dev,
-			void (*fn)(struct net_device *dev, struct usb_gadget *g,
-				   void *arg),
-			void *arg)
-{
-	struct gadget_visit v = { .netdev = &dev->dev, .fn = fn, .arg = arg };
-
-	dpm_for_each_dev(&v, gadget_visit_one);
-	return v.found;
-}
-
-static void gadget_copy(struct net_device *dev, struct usb_gadget *g,
-			void *arg)
-{
-	struct usbeth_ident *id = arg;
-
-	if (!g)
-		return;
-	id->speed = speed_of(g->speed);
-	id->max_speed = speed_of(g->max_speed);
-	if (g->dev.parent)
-		strscpy(id->udc, dev_name(g->dev.parent), sizeof(id->udc));
-}
-
-static struct usbeth_gadget_rec *rec_find(struct net_device *dev)
-{
-	struct usbeth_gadget_rec *rec;
-
-	list_for_each_entry(rec, &gadget_recs, list)
-		if (rec->dev == dev)
-			return rec;
-	return NULL;
-}
-
-static struct usbeth_gadget_rec *rec_get(struct net_device *dev)
-{
-	struct usbeth_gadget_rec *rec = rec_find(dev);
-
-	if (rec)
-		return rec;
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	if (!rec)
-		return NULL;
-	rec->dev = dev;
-	netdev_hold(dev, &rec->tracker, GFP_KERNEL);
-	list_add(&rec->list, &gadget_recs);
-	return rec;
-}
-
-/*
- * How long a gadget's identity is answered from the last read. Reading it
- * walks every device of the system under dpm_list_mtx, which every
- * device's addition, removal and power transition waits for, and any user
- * may send GETs in a loop: at most one walk per gadget netdev per this
- * long, unless the netdev changed parent (a bind or an unbind) or carrier
- * (a connect or a disconnect: a new speed) since, which reads again.
- */
-#define GADGET_IDENT_TTL	(HZ / 10)
-
-/* Under rtnl (a gadget netdev's every GET, SET and notification). */
-static void gadget_ident(struct net_device *dev, struct usbeth_ident *id)
-{
-	const void *parent = READ_ONCE(dev->dev.parent);
-	int up = atomic_read(&dev->carrier_up_count);
-	int down = atomic_read(&dev->carrier_down_count);
-	struct usbeth_gadget_rec *rec;
-
-	ASSERT_RTNL();
-	rec = rec_get(dev);
-	if (rec && rec->id_valid && rec->id_parent == parent &&
-	    rec->id_up == up && rec->id_down == down &&
-	    time_before(jiffies, rec->id_when + GADGET_IDENT_TTL)) {
-		id->speed = rec->id_speed;
-		id->max_speed = rec->id_max_speed;
-		strscpy(id->udc, rec->id_udc, sizeof(id->udc));
-		return;
-	}
-	usbeth_with_gadget(dev, gadget_copy, id);
-	if (!rec)
-		return;		/* no memory for the copy: read every time */
-	rec->id_valid = true;
-	rec->id_when = jiffies;
-	rec->id_parent = parent;
-	rec->id_up = up;
-	rec->id_down = down;
-	rec->id_speed = id->speed;
-	rec->id_max_speed = id->max_speed;
-	strscpy(rec->id_udc, id->udc, sizeof(rec->id_udc));
+	return usbeth_is_gadget(dev) || is_usb_host_side(dev);
 }
 
 void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
@@ -309,9 +150,9 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 	id->role = USBETH_ROLE_OTHER;
 
 	/* gadget first: its parent is touched only inside gadget_copy() */
-	if (is_usb_gadget_side(dev)) {
+	if (usbeth_is_gadget(dev)) {
 		id->role = USBETH_ROLE_USB_GADGET;
-		gadget_ident(dev, id);
+		usbeth_gadget_ident(dev, id);
 		if (usbeth_gadget_qmult_available())
 			id->caps |= USBETH_CAP_QMULT;
 	} else if (is_usb_host_side(dev)) {
@@ -319,7 +160,7 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 		struct usb_device *udev = interface_to_usbdev(intf);
 
 		id->role = USBETH_ROLE_USB_HOST;
-		id->speed = speed_of(udev->speed);
+		id->speed = usbeth_usb_speed(udev->speed);
 		id->vid = le16_to_cpu(udev->descriptor.idVendor);
 		id->pid = le16_to_cpu(udev->descriptor.idProduct);
 		id->busnum = udev->bus->busnum;
@@ -330,106 +171,4 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 	id->caps |= usbeth_coalesce_caps(dev);
 	if (usbeth_bql_capable(dev))
 		id->caps |= USBETH_CAP_BQL;
-}
-
-/*
- * The qmult the pools of the current connect were sized with. Under rtnl,
- * which every usbeth change holds: a connect after the reads below used
- * the current value, as did any connect without a record.
- */
-bool usbeth_qmult_active(struct net_device *dev, u32 *qmult)
-{
-	struct usbeth_gadget_rec *rec;
-
-	ASSERT_RTNL();
-	if (!netif_carrier_ok(dev))
-		return false;	/* disconnected: no request pools */
-	rec = rec_find(dev);
-	if (rec && rec->qmult &&
-	    rec->connect == atomic_read(&dev->carrier_up_count)) {
-		*qmult = rec->qmult;
-		return true;
-	}
-	return !usbeth_gadget_get_qmult(dev, qmult);
-}
-
-/*
- * Around a qmult change (gadget.c): before it, the record the change may
- * need, so that noting it cannot fail once the value is written; after
- * it, what the change saw under the connect's lock: whether a connect was
- * up, its count, and the value it was sized with.
- */
-int usbeth_qmult_will_change(struct net_device *dev)
-{
-	ASSERT_RTNL();
-	return rec_get(dev) ? 0 : -ENOMEM;
-}
-
-void usbeth_qmult_changed(struct net_device *dev,
-			  const struct usbeth_qmult_change *c)
-{
-	struct usbeth_gadget_rec *rec;
-
-	ASSERT_RTNL();
-	rec = rec_find(dev);
-	if (!rec || !c->carrier)
-		return;		/* the next connect takes the new value */
-	if (rec->qmult && rec->connect == c->connect)
-		return;		/* changed before in this connect: sized earlier */
-	rec->connect = c->connect;
-	rec->qmult = c->old;
-}
-
-static void rec_free(struct usbeth_gadget_rec *rec)
-{
-	list_del(&rec->list);
-	netdev_put(rec->dev, &rec->tracker);
-	kfree(rec);
-}
-
-static int usbeth_netdev_event(struct notifier_block *nb, unsigned long event,
-			       void *ptr)
-{
-	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	bool usb = is_usb_gadget_side(dev) || is_usb_host_side(dev);
-	struct usbeth_gadget_rec *rec;
-
-	switch (event) {
-	case NETDEV_REGISTER:
-		if (usb)
-			usbeth_notify_dev(dev, USBETH_CMD_NEW_NTF);
-		break;
-	case NETDEV_UNREGISTER:
-		if (usb)
-			usbeth_notify_dev(dev, USBETH_CMD_DEL_NTF);
-		/*
-		 * Whatever the device looks like now: the record's reference
-		 * must go when the device really goes (not on a netns move).
-		 */
-		rec = rec_find(dev);
-		if (rec && dev->reg_state != NETREG_REGISTERED)
-			rec_free(rec);
-		break;
-	}
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block usbeth_netdev_nb = {
-	.notifier_call = usbeth_netdev_event,
-};
-
-int usbeth_device_init(void)
-{
-	return register_netdevice_notifier(&usbeth_netdev_nb);
-}
-
-void usbeth_device_exit(void)
-{
-	struct usbeth_gadget_rec *rec, *tmp;
-
-	unregister_netdevice_notifier(&usbeth_netdev_nb);
-	rtnl_lock();
-	list_for_each_entry_safe(rec, tmp, &gadget_recs, list)
-		rec_free(rec);
-	rtnl_unlock();
 }

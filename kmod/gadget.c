@@ -7,8 +7,8 @@
  * with __symbol_get() for the duration of one call, so it loads and works on
  * systems without the gadget stack, and never pins u_ether. u_ether sizes its
  * request pools from qmult when the host connects (gether_connect), so a new
- * value takes effect at the next connect; device.c keeps the value in effect
- * when usbeth changes it on a connected gadget.
+ * value takes effect at the next connect; gadget_rec.c keeps the value in
+ * effect when usbeth changes it on a connected gadget.
  *
  * u_ether's own writer, the function's configfs qmult, refuses while the
  * function is in a configuration, because gether_connect() reads qmult
@@ -18,8 +18,8 @@
  * under its device's spinlock (cdev->lock, in composite_setup() for
  * SET_CONFIGURATION and SET_INTERFACE; 6.1 to 7.3 alike). usbeth writes
  * qmult under that same lock, reached as the gadget's driver data under
- * dpm_list_mtx (device.c), so a connect reads the value either before the
- * write or after it, never during, and the write knows which: the carrier
+ * dpm_list_mtx (gadget_rec.c), so a connect reads the value either before
+ * the write or after it, never during, and the write knows which: the carrier
  * and the connect count it sees under the lock are that connect's. Nothing
  * else of u_ether reads qmult. Unbound, the netdev has no gadget, and none
  * can connect it until u_ether attaches it to one, which waits for

@@ -18,10 +18,10 @@
  * around its own calls) and data stay valid; the caller's CAP_NET_ADMIN over
  * that netns, which genetlink checked, is over the device's netns; and the
  * CHANGE a SET sends goes to that netns, ahead of the DEL the notifier sends
- * there next. The notifier runs ahead of device.c's (priority) for that.
+ * there next. The notifier runs ahead of notifier.c's (priority) for that.
  * The other way round, a device moved in is listed before the notifiers
  * hear of it: a request enters it only once a second notifier, behind
- * device.c's NEW, has marked its record live in that netns (until then it
+ * notifier.c's NEW, has marked its record live in that netns (until then it
  * takes rtnl, which the move holds), so a CHANGE never precedes the NEW.
  * A request holding the read side must not take rtnl: the notifier holds
  * rtnl while it waits for the write side. The cost: a move or unregistration
@@ -94,7 +94,7 @@ static bool host_name(const struct net_device *dev, char *name, bool live)
 	rec = host_rec_find(dev);
 	/*
 	 * Pairs with the smp_store_release() in host_netdev_live(): a request
-	 * that sees live comes after the NEW device.c sent before it.
+	 * that sees live comes after the NEW notifier.c sent before it.
 	 */
 	if (rec && live && !smp_load_acquire(&rec->live))
 		rec = NULL;
@@ -201,7 +201,7 @@ static int host_netdev_event(struct notifier_block *nb, unsigned long event,
 
 static struct notifier_block host_netdev_nb = {
 	.notifier_call = host_netdev_event,
-	.priority = 1,	/* ahead of device.c's, which sends DEL */
+	.priority = 1,	/* ahead of notifier.c's, which sends DEL */
 };
 
 static int host_netdev_live(struct notifier_block *nb, unsigned long event,
@@ -213,14 +213,14 @@ static int host_netdev_live(struct notifier_block *nb, unsigned long event,
 	if (event != NETDEV_REGISTER)
 		return NOTIFY_DONE;
 	rec = host_rec_find(dev);
-	if (rec)	/* after device.c's NEW: pairs with host_name()'s acquire */
+	if (rec)	/* after notifier.c's NEW: pairs with host_name()'s acquire */
 		smp_store_release(&rec->live, true);
 	return NOTIFY_DONE;
 }
 
 static struct notifier_block host_live_nb = {
 	.notifier_call = host_netdev_live,
-	.priority = -1,	/* behind device.c's, which sends NEW */
+	.priority = -1,	/* behind notifier.c's, which sends NEW */
 };
 
 static void usbeth_host_exit_recs(void)

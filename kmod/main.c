@@ -20,7 +20,7 @@ static int __init usbeth_init(void)
 	err = usbeth_host_init();
 	if (err)
 		goto err_ncm;
-	err = usbeth_device_init();
+	err = usbeth_notifier_init();
 	if (err)
 		goto err_host;
 	err = usbeth_netlink_init();
@@ -31,7 +31,7 @@ static int __init usbeth_init(void)
 	return 0;
 
 err_device:
-	usbeth_device_exit();
+	usbeth_notifier_exit();
 err_host:
 	usbeth_host_exit();
 err_ncm:
@@ -42,7 +42,7 @@ err_ncm:
 static void __exit usbeth_exit(void)
 {
 	usbeth_netlink_exit();
-	usbeth_device_exit();
+	usbeth_notifier_exit();
 	usbeth_host_exit();
 	usbeth_ncm_exit();
 }

@@ -94,12 +94,19 @@ static const struct nla_policy usbeth_set_nl_policy[USBETH_A_BQL_HOLD_TIME + 1] 
 	[USBETH_A_BQL_HOLD_TIME] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_hold_range),
 };
 
-/* name: dev's, copied where it cannot tear (rtnl, or host.c) */
+/*
+ * name: dev's, copied where it cannot tear (rtnl, or host.c). NEW is sent
+ * from the NETDEV_REGISTER notifier, which the kernel calls with dev's
+ * instance lock held where its driver asked for one (7.3: at registration
+ * and at the end of a netns move): the driver's ops are then called without
+ * taking it again, which would wait for good on this very task.
+ */
 int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev,
 		    const char *name, u32 portid, u32 seq, int flags, u8 cmd,
 		    u32 left)
 {
 	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
+	bool ops_held = cmd == USBETH_CMD_NEW_NTF;
 	struct usbeth_ident id;
 	unsigned int i;
 	char drv[32];
@@ -118,7 +125,8 @@ int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev,
 		goto done;
 
 	if (nla_put_string(skb, USBETH_A_DRIVER,
-			   usbeth_driver_name(dev, drv, sizeof(drv))) ||
+			   usbeth_driver_name(dev, drv, sizeof(drv),
+					      ops_held)) ||
 	    nla_put_u32(skb, USBETH_A_CAPS, id.caps))
 		goto cancel;
 	if (id.role == USBETH_ROLE_USB_HOST &&
@@ -147,7 +155,7 @@ int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev,
 			goto cancel;
 	}
 	if (id.caps & USBETH_COAL_CAPS &&
-	    !usbeth_coalesce_get_all(dev, coal))
+	    !usbeth_coalesce_get_all(dev, coal, ops_held))
 		for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
 			if (id.caps & usbeth_coalesce_knobs[i].cap &&
 			    nla_put_u32(skb, usbeth_coalesce_knobs[i].attr,
@@ -610,7 +618,7 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 					  "%s is not supported by %s (driver %.16s)",
 					  k->name, req.name,
 					  usbeth_driver_name(req.dev, drv,
-							     sizeof(drv)));
+							     sizeof(drv), false));
 			err = -EOPNOTSUPP;
 			goto unlock;
 		}
@@ -625,7 +633,8 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 				  "bql-queue is not supported by this device",
 				  "bql-queue is not supported by %s (driver %.16s)",
 				  req.name,
-				  usbeth_driver_name(req.dev, drv, sizeof(drv)));
+				  usbeth_driver_name(req.dev, drv, sizeof(drv),
+						     false));
 		err = -EOPNOTSUPP;
 		goto unlock;
 	}
@@ -673,7 +682,8 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 		for (q = s->first; q < s->last; q++) {
 			/* the coalesce knobs from one read (fill_dev too) */
 			if (k->set_group && !coal_read)
-				err = usbeth_coalesce_get_all(req.dev, coal);
+				err = usbeth_coalesce_get_all(req.dev, coal,
+							      false);
 			coal_read |= k->set_group && !err;
 			if (k->set_group && !err)
 				s->old[0] = coal[k - usbeth_coalesce_knobs];

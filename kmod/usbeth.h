@@ -9,7 +9,7 @@
  * registered in the caller's netns meanwhile); dumps and the netdev
  * notifiers run under rtnl. SETs of one device are serialised by rtnl where
  * it is taken, else by a per-device mutex (netlink.c), never both. The
- * gadget records (device.c) are only touched under rtnl, which gadget
+ * gadget records (gadget_rec.c) are only touched under rtnl, which gadget
  * netdevs always get. A gadget is touched only under the driver core's
  * dpm_list_mtx (usbeth_with_gadget()), and a qmult write takes the
  * composite device's spinlock inside it (gadget.c): rtnl, then
@@ -19,6 +19,7 @@
 #define _USBETH_H
 
 #include <linux/netdevice.h>
+#include <linux/usb/ch9.h>
 #include <net/genetlink.h>
 #include <linux/usbeth.h>
 
@@ -31,7 +32,7 @@ struct usbeth_ident {
 	u16 vid, pid;
 	u32 busnum;
 	const char *usb_path;
-	/* gadget role: the UDC's name, copied (device.c); "" when unbound */
+	/* gadget role: the UDC's name, copied (gadget_rec.c); "" when unbound */
 	char udc[64];
 	u32 max_speed;
 };
@@ -81,16 +82,26 @@ struct usbeth_knob {
 	bool (*same)(struct net_device *dev, u32 now, u32 val);
 };
 
-/* device.c */
+/* device.c: classification */
 void usbeth_ident(struct net_device *dev, struct usbeth_ident *id);
-const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len);
+const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len,
+			       bool ops_held);
 bool usbeth_needs_rtnl(struct net_device *dev);
+bool usbeth_is_gadget(struct net_device *dev);
+bool usbeth_is_usb(struct net_device *dev);
+u32 usbeth_usb_speed(enum usb_device_speed s);
+
+/* gadget_rec.c: gadget netdevs' records, the gadget under its lock */
+void usbeth_gadget_ident(struct net_device *dev, struct usbeth_ident *id);
 bool usbeth_qmult_active(struct net_device *dev, u32 *qmult);
 struct usb_gadget;
 bool usbeth_with_gadget(struct net_device *dev,
 			void (*fn)(struct net_device *dev, struct usb_gadget *g,
 				   void *arg),
 			void *arg);
+void usbeth_gadget_rec_unregister(struct net_device *dev);
+void usbeth_gadget_recs_exit(void);
+
 /* What a qmult change saw under the connect's lock (gadget.c). */
 struct usbeth_qmult_change {
 	bool carrier;		/* a connect was up */
@@ -101,8 +112,10 @@ struct usbeth_qmult_change {
 int usbeth_qmult_will_change(struct net_device *dev);
 void usbeth_qmult_changed(struct net_device *dev,
 			  const struct usbeth_qmult_change *c);
-int usbeth_device_init(void);
-void usbeth_device_exit(void);
+
+/* notifier.c */
+int usbeth_notifier_init(void);
+void usbeth_notifier_exit(void);
 
 /* netlink.c */
 int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev,
@@ -133,9 +146,10 @@ extern const struct usbeth_knob usbeth_gadget_knobs[1];
 
 /* coalesce.c: ethtool coalesce ops */
 u32 usbeth_coalesce_caps(struct net_device *dev);
-int usbeth_ethtool_begin(struct net_device *dev);
-void usbeth_ethtool_complete(struct net_device *dev);
-int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals);
+/* ops_held: the caller holds dev's instance lock (see usbeth_fill_dev()) */
+int usbeth_ethtool_begin(struct net_device *dev, bool ops_held);
+void usbeth_ethtool_complete(struct net_device *dev, bool ops_held);
+int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals, bool ops_held);
 #define USBETH_COAL_CAPS (USBETH_CAP_COAL_TX_USECS | USBETH_CAP_COAL_TX_FRAMES | \
 			  USBETH_CAP_COAL_RX_USECS | USBETH_CAP_COAL_RX_FRAMES)
 extern const struct usbeth_knob usbeth_coalesce_knobs[4];

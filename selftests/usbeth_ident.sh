@@ -7,7 +7,7 @@
 # must be reported as role "other", with no qmult (u_ether's exports would
 # read its private area as u_ether's), and refuse qmult. The real gadget
 # keeps its role, its UDC and its speeds, read under the lock u_ether's
-# device_move() holds (kmod/device.c), through unbind and rebind. Reading
+# device_move() holds (kmod/gadget_rec.c), through unbind and rebind. Reading
 # them walks every device of the system under that lock, which every
 # device's addition, removal and power transition waits for: an
 # unprivileged loop of GETs walks at most ten times a second

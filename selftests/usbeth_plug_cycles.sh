@@ -4,7 +4,7 @@
 # Plug/unplug cycles (default 1000) of a USB NCM gadget while GET, SET, dump
 # and monitor run against it all along, and every 100th cycle the UDC itself
 # goes (rmmod dummy_hcd: the gadget device is deleted while GETs read the
-# gadget netdev's UDC and speeds, kmod/device.c). Meant for the
+# gadget netdev's UDC and speeds, kmod/gadget_rec.c). Meant for the
 # debug kernel (make check-debug), where KASAN, lockdep, kmemleak and the
 # reference trackers watch every one of those paths; it runs on any kernel.
 # Each cycle waits for the host's cdc_ncm netdev to come and to go (rtnetlink

@@ -8,6 +8,13 @@
  * get_coalesce calls (gets), get_drvinfo calls (drvinfos) and get_drvinfo
  * calls made outside the ops' begin/complete bracket (drvinfo_unbracketed),
  * which ethtool's own paths never make.
+ *
+ * parent_of=IFNAME: fakecoal0 takes the parent device of that netdev (of
+ * the initial netns) as its own; the parent of a USB NIC is its USB
+ * interface, and usbeth then takes fakecoal0 for a USB NIC too.
+ * ops_lock=1: the netdev asks for its instance lock around its ops
+ * (request_ops_lock), where the kernel has one; ops_locked says whether
+ * it does.
  */
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
@@ -21,6 +28,14 @@ module_param(drvinfos, int, 0644);
 MODULE_PARM_DESC(drvinfos, "get_drvinfo calls");
 module_param(drvinfo_unbracketed, int, 0644);
 MODULE_PARM_DESC(drvinfo_unbracketed, "get_drvinfo calls outside begin/complete");
+static char *parent_of;
+module_param(parent_of, charp, 0444);
+MODULE_PARM_DESC(parent_of, "a netdev whose parent device fakecoal0 takes");
+static bool ops_lock, ops_locked;
+module_param(ops_lock, bool, 0444);
+MODULE_PARM_DESC(ops_lock, "ask for the instance lock around the ops");
+module_param(ops_locked, bool, 0444);
+MODULE_PARM_DESC(ops_locked, "whether the netdev has its instance lock");
 
 static DEFINE_MUTEX(fake_lock);
 static struct ethtool_coalesce fake_ec = {
@@ -104,9 +119,11 @@ static const struct net_device_ops fake_ops = {
 };
 
 static struct net_device *fake;
+static struct device *parent;
 
 static int __init fake_coal_init(void)
 {
+	struct net_device *other;
 	int err;
 
 	fake = alloc_netdev(0, "fakecoal%d", NET_NAME_ENUM, ether_setup);
@@ -115,9 +132,27 @@ static int __init fake_coal_init(void)
 	fake->netdev_ops = &fake_ops;
 	fake->ethtool_ops = &fake_ethtool_ops;
 	eth_hw_addr_random(fake);
+	if (parent_of) {
+		err = -ENODEV;
+		other = dev_get_by_name(&init_net, parent_of);
+		if (!other)
+			goto free;
+		parent = get_device(other->dev.parent);
+		dev_put(other);
+		if (!parent)
+			goto free;
+		SET_NETDEV_DEV(fake, parent);
+	}
+#ifdef USBETH_HAVE_NETDEV_LOCK_H
+	fake->request_ops_lock = ops_lock;
+	ops_locked = ops_lock;
+#endif
 	err = register_netdev(fake);
-	if (err)
-		free_netdev(fake);
+	if (!err)
+		return 0;
+free:
+	free_netdev(fake);
+	put_device(parent);
 	return err;
 }
 
@@ -125,6 +160,7 @@ static void __exit fake_coal_exit(void)
 {
 	unregister_netdev(fake);
 	free_netdev(fake);
+	put_device(parent);
 }
 
 module_init(fake_coal_init);
