@@ -8,6 +8,7 @@
  */
 #include <linux/dynamic_queue_limits.h>
 #include <linux/jiffies.h>
+#include <linux/slab.h>
 #include "usbeth.h"
 
 bool usbeth_bql_capable(struct net_device *dev)
@@ -33,13 +34,16 @@ bool usbeth_bql_capable(struct net_device *dev)
 static_assert(NLA_HDRLEN + USBETH_BQL_QUEUES_PER_NEST * BQL_QUEUE_NEST_SIZE <=
 	      U16_MAX);
 
-/* What usbeth_bql_fill() may add for dev: a nest per TX queue it may have. */
-size_t usbeth_bql_size(const struct net_device *dev)
+/*
+ * What usbeth_bql_fill() adds for nqueues TX queues: a nest per queue, in
+ * as many BQL_QUEUES nests as they need, at least one (empty).
+ */
+size_t usbeth_bql_size(unsigned int nqueues)
 {
 	if (!IS_ENABLED(CONFIG_BQL))
 		return 0;
-	return DIV_ROUND_UP(dev->num_tx_queues, USBETH_BQL_QUEUES_PER_NEST) *
-	       nla_total_size(0) + dev->num_tx_queues * BQL_QUEUE_NEST_SIZE;
+	return max(1U, DIV_ROUND_UP(nqueues, USBETH_BQL_QUEUES_PER_NEST)) *
+	       nla_total_size(0) + (size_t)nqueues * BQL_QUEUE_NEST_SIZE;
 }
 
 #ifdef CONFIG_BQL
@@ -61,16 +65,43 @@ u32 usbeth_bql_accounting(struct net_device *dev)
 				  USBETH_BQL_ACCOUNTING_UNKNOWN;
 }
 
-int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev)
+/*
+ * The TX queues' BQL state, into st (under the caller's hold on dev, which
+ * keeps real_num_tx_queues from changing: rtnl, or the host side's hold,
+ * where usbnet has one queue).
+ */
+int usbeth_bql_prepare(struct net_device *dev, struct usbeth_state *st)
 {
-	struct nlattr *queues = NULL, *queue;
+	unsigned int q, n = dev->real_num_tx_queues;
+
+	st->bql_accounting = usbeth_bql_accounting(dev);
+	st->queues = n ? kvcalloc(n, sizeof(*st->queues), GFP_KERNEL) : NULL;
+	if (n && !st->queues)
+		return -ENOMEM;
+	for (q = 0; q < n; q++) {
+		struct dql *dql = queue_dql(dev, q);
+		struct usbeth_bql_queue *bq = &st->queues[q];
+
+		bq->limit = READ_ONCE(dql->limit);
+		bq->inflight = READ_ONCE(dql->num_queued) -
+			       READ_ONCE(dql->num_completed);
+		bq->limit_min = READ_ONCE(dql->min_limit);
+		bq->limit_max = READ_ONCE(dql->max_limit);
+		bq->hold_time = jiffies_to_msecs(READ_ONCE(dql->slack_hold_time));
+	}
+	st->nqueues = n;
+	st->bql = true;
+	return 0;
+}
+
+int usbeth_bql_fill(struct sk_buff *skb, const struct usbeth_state *st)
+{
 	unsigned char *start = skb_tail_pointer(skb);
+	struct nlattr *queues = NULL, *queue;
 	unsigned int q;
 
-	for (q = 0; q < dev->real_num_tx_queues; q++) {
-		struct dql *dql = queue_dql(dev, q);
-		u32 inflight = READ_ONCE(dql->num_queued) -
-			       READ_ONCE(dql->num_completed);
+	for (q = 0; q < st->nqueues; q++) {
+		const struct usbeth_bql_queue *bq = &st->queues[q];
 
 		if (!(q % USBETH_BQL_QUEUES_PER_NEST)) {
 			if (queues)
@@ -82,14 +113,11 @@ int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev)
 		queue = nla_nest_start(skb, USBETH_A_BQL_QUEUE);
 		if (!queue ||
 		    nla_put_u32(skb, USBETH_A_BQLQ_INDEX, q) ||
-		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT, READ_ONCE(dql->limit)) ||
-		    nla_put_u32(skb, USBETH_A_BQLQ_INFLIGHT, inflight) ||
-		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT_MIN,
-				READ_ONCE(dql->min_limit)) ||
-		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT_MAX,
-				READ_ONCE(dql->max_limit)) ||
-		    nla_put_u32(skb, USBETH_A_BQLQ_HOLD_TIME,
-				jiffies_to_msecs(READ_ONCE(dql->slack_hold_time))))
+		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT, bq->limit) ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_INFLIGHT, bq->inflight) ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT_MIN, bq->limit_min) ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_LIMIT_MAX, bq->limit_max) ||
+		    nla_put_u32(skb, USBETH_A_BQLQ_HOLD_TIME, bq->hold_time))
 			goto cancel;
 		nla_nest_end(skb, queue);
 	}
@@ -204,7 +232,12 @@ u32 usbeth_bql_accounting(struct net_device *dev)
 	return USBETH_BQL_ACCOUNTING_UNKNOWN;
 }
 
-int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev)
+int usbeth_bql_prepare(struct net_device *dev, struct usbeth_state *st)
+{
+	return 0;
+}
+
+int usbeth_bql_fill(struct sk_buff *skb, const struct usbeth_state *st)
 {
 	return 0;
 }

@@ -164,7 +164,8 @@ void usbeth_ident(struct net_device *dev, struct usbeth_ident *id)
 		id->vid = le16_to_cpu(udev->descriptor.idVendor);
 		id->pid = le16_to_cpu(udev->descriptor.idProduct);
 		id->busnum = udev->bus->busnum;
-		id->usb_path = dev_name(&udev->dev);
+		strscpy(id->usb_path, dev_name(&udev->dev),
+			sizeof(id->usb_path));
 		if (usbeth_ncm_present(dev))
 			id->caps |= USBETH_CAP_NTB | USBETH_CAP_TX_TIMER;
 	}

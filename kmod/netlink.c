@@ -94,88 +94,152 @@ static const struct nla_policy usbeth_set_nl_policy[USBETH_A_BQL_HOLD_TIME + 1] 
 	[USBETH_A_BQL_HOLD_TIME] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_hold_range),
 };
 
+static void usbeth_state_add(struct usbeth_state *st, int attr, u32 val)
+{
+	if (!WARN_ON_ONCE(st->nvals >= ARRAY_SIZE(st->vals))) {
+		st->vals[st->nvals].attr = attr;
+		st->vals[st->nvals].val = val;
+		st->nvals++;
+	}
+}
+
 /*
- * name: dev's, copied where it cannot tear (rtnl, or host.c). NEW is sent
- * from the NETDEV_REGISTER notifier, which the kernel calls with dev's
- * instance lock held where its driver asked for one (7.3: at registration
- * and at the end of a netns move): the driver's ops are then called without
- * taking it again, which would wait for good on this very task.
+ * dev's state, every value as the driver holds it now; the identity only
+ * unless full (a DEL). Called where dev is held the way usbeth_hold()
+ * holds it, or from the netdev notifier (rtnl). NEW is sent from the
+ * NETDEV_REGISTER notifier, which the kernel calls with dev's instance
+ * lock held where its driver asked for one (7.3: at registration and at
+ * the end of a netns move): ops_held then, and the driver's ops are called
+ * without taking it again, which would wait for good on this very task.
  */
-int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev,
-		    const char *name, u32 portid, u32 seq, int flags, u8 cmd,
-		    u32 left)
+int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
+		   struct usbeth_state *st)
 {
 	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
-	bool ops_held = cmd == USBETH_CMD_NEW_NTF;
-	struct usbeth_ident id;
+	struct usbeth_ident *id = &st->id;
 	unsigned int i;
-	char drv[32];
-	void *hdr;
 	u32 val;
 
-	hdr = genlmsg_put(skb, portid, seq, &usbeth_family, flags, cmd);
-	if (!hdr)
-		return -EMSGSIZE;
-	usbeth_ident(dev, &id);
-	if (nla_put_u32(skb, USBETH_A_IFINDEX, dev->ifindex) ||
-	    nla_put_string(skb, USBETH_A_IFNAME, name) ||
-	    nla_put_u32(skb, USBETH_A_ROLE, id.role))
-		goto cancel;
-	if (cmd == USBETH_CMD_DEL_NTF)
-		goto done;
+	/* what may be read into st: one value a knob, and three more */
+	BUILD_BUG_ON(ARRAY_SIZE(usbeth_knob_list) + 3 > USBETH_STATE_VALS);
+	memset(st, 0, sizeof(*st));
+	st->ifindex = dev->ifindex;
+	usbeth_ident(dev, id);
+	if (!full)
+		return 0;
+	st->full = true;
+	usbeth_driver_name(dev, st->drv, sizeof(st->drv), ops_held);
 
-	if (nla_put_string(skb, USBETH_A_DRIVER,
-			   usbeth_driver_name(dev, drv, sizeof(drv),
-					      ops_held)) ||
-	    nla_put_u32(skb, USBETH_A_CAPS, id.caps))
-		goto cancel;
-	if (id.role == USBETH_ROLE_USB_HOST &&
-	    (nla_put_u32(skb, USBETH_A_USB_SPEED, id.speed) ||
-	     nla_put_u16(skb, USBETH_A_USB_VID, id.vid) ||
-	     nla_put_u16(skb, USBETH_A_USB_PID, id.pid) ||
-	     nla_put_u32(skb, USBETH_A_USB_BUSNUM, id.busnum) ||
-	     nla_put_string(skb, USBETH_A_USB_PATH, id.usb_path)))
-		goto cancel;
-	if (id.role == USBETH_ROLE_USB_GADGET &&
-	    (nla_put_u32(skb, USBETH_A_USB_SPEED, id.speed) ||
-	     nla_put_u32(skb, USBETH_A_GADGET_MAX_SPEED, id.max_speed) ||
-	     (id.udc[0] && nla_put_string(skb, USBETH_A_GADGET_UDC, id.udc))))
-		goto cancel;
-
-	/* every value as the driver holds it now */
 	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
 		const struct usbeth_knob *k = usbeth_knob_list[i];
 
 		/* per queue: in bql-queues; coalesce: read once, below */
-		if (!(id.caps & k->cap) || k->per_queue || k->set_group)
+		if (!(id->caps & k->cap) || k->per_queue || k->set_group)
 			continue;
-		if (k->get(dev, k->attr, 0, &val))
-			continue;
-		if (nla_put_u32(skb, k->attr, val))
-			goto cancel;
+		if (!k->get(dev, k->attr, 0, &val))
+			usbeth_state_add(st, k->attr, val);
 	}
-	if (id.caps & USBETH_COAL_CAPS &&
+	if (id->caps & USBETH_COAL_CAPS &&
 	    !usbeth_coalesce_get_all(dev, coal, ops_held))
 		for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
-			if (id.caps & usbeth_coalesce_knobs[i].cap &&
-			    nla_put_u32(skb, usbeth_coalesce_knobs[i].attr,
-					coal[i]))
-				goto cancel;
-	if ((id.caps & USBETH_CAP_QMULT) && usbeth_qmult_active(dev, &val) &&
-	    nla_put_u32(skb, USBETH_A_QMULT_ACTIVE, val))
-		goto cancel;
-	if (id.caps & USBETH_CAP_NTB) {
-		if (!usbeth_ncm_read(dev, "dwNtbInMaxSize", &val) &&
-		    nla_put_u32(skb, USBETH_A_NTB_DEV_RX_MAX, val))
-			goto cancel;
-		if (!usbeth_ncm_read(dev, "dwNtbOutMaxSize", &val) &&
-		    nla_put_u32(skb, USBETH_A_NTB_DEV_TX_MAX, val))
-			goto cancel;
+			if (id->caps & usbeth_coalesce_knobs[i].cap)
+				usbeth_state_add(st,
+						 usbeth_coalesce_knobs[i].attr,
+						 coal[i]);
+	if ((id->caps & USBETH_CAP_QMULT) && usbeth_qmult_active(dev, &val))
+		usbeth_state_add(st, USBETH_A_QMULT_ACTIVE, val);
+	if (id->caps & USBETH_CAP_NTB) {
+		if (!usbeth_ncm_read(dev, "dwNtbInMaxSize", &val))
+			usbeth_state_add(st, USBETH_A_NTB_DEV_RX_MAX, val);
+		if (!usbeth_ncm_read(dev, "dwNtbOutMaxSize", &val))
+			usbeth_state_add(st, USBETH_A_NTB_DEV_TX_MAX, val);
 	}
-	if (id.caps & USBETH_CAP_BQL &&
-	    (nla_put_u32(skb, USBETH_A_BQL_ACCOUNTING,
-			 usbeth_bql_accounting(dev)) ||
-	     usbeth_bql_fill(skb, dev)))
+	if (id->caps & USBETH_CAP_BQL)
+		return usbeth_bql_prepare(dev, st);
+	return 0;
+}
+
+void usbeth_state_free(struct usbeth_state *st)
+{
+	kvfree(st->queues);
+	st->queues = NULL;
+}
+
+/*
+ * The size of st's attributes, name its device's name (usbeth_fill()):
+ * what genlmsg_new() takes.
+ */
+static size_t usbeth_state_size(const struct usbeth_state *st,
+				const char *name)
+{
+	const struct usbeth_ident *id = &st->id;
+	size_t len = nla_total_size(sizeof(u32)) +
+		     nla_total_size(strlen(name) + 1) +
+		     nla_total_size(sizeof(u32));	/* ifindex, name, role */
+
+	if (!st->full)
+		return len;
+	len += nla_total_size(strlen(st->drv) + 1) +
+	       nla_total_size(sizeof(u32));		/* driver, caps */
+	if (id->role == USBETH_ROLE_USB_HOST)
+		len += 2 * nla_total_size(sizeof(u32)) +
+		       2 * nla_total_size(sizeof(u16)) +
+		       nla_total_size(strlen(id->usb_path) + 1);
+	if (id->role == USBETH_ROLE_USB_GADGET)
+		len += 2 * nla_total_size(sizeof(u32)) +
+		       (id->udc[0] ? nla_total_size(strlen(id->udc) + 1) : 0);
+	len += st->nvals * nla_total_size(sizeof(u32));
+	if (st->bql)
+		len += nla_total_size(sizeof(u32)) +
+		       usbeth_bql_size(st->nqueues);
+	return len + nla_total_size(sizeof(u32));	/* left-changed */
+}
+
+/*
+ * st's message, with no lock taken and no driver called. name: the
+ * device's, copied where it cannot tear (rtnl, or host.c). left: the knobs
+ * a refused SET left changed (left-changed), or 0.
+ */
+static int usbeth_fill(struct sk_buff *skb, const struct usbeth_state *st,
+		       const char *name, u32 portid, u32 seq, int flags,
+		       u8 cmd, u32 left)
+{
+	const struct usbeth_ident *id = &st->id;
+	unsigned int i;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &usbeth_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, USBETH_A_IFINDEX, st->ifindex) ||
+	    nla_put_string(skb, USBETH_A_IFNAME, name) ||
+	    nla_put_u32(skb, USBETH_A_ROLE, id->role))
+		goto cancel;
+	if (!st->full)
+		goto done;
+
+	if (nla_put_string(skb, USBETH_A_DRIVER, st->drv) ||
+	    nla_put_u32(skb, USBETH_A_CAPS, id->caps))
+		goto cancel;
+	if (id->role == USBETH_ROLE_USB_HOST &&
+	    (nla_put_u32(skb, USBETH_A_USB_SPEED, id->speed) ||
+	     nla_put_u16(skb, USBETH_A_USB_VID, id->vid) ||
+	     nla_put_u16(skb, USBETH_A_USB_PID, id->pid) ||
+	     nla_put_u32(skb, USBETH_A_USB_BUSNUM, id->busnum) ||
+	     nla_put_string(skb, USBETH_A_USB_PATH, id->usb_path)))
+		goto cancel;
+	if (id->role == USBETH_ROLE_USB_GADGET &&
+	    (nla_put_u32(skb, USBETH_A_USB_SPEED, id->speed) ||
+	     nla_put_u32(skb, USBETH_A_GADGET_MAX_SPEED, id->max_speed) ||
+	     (id->udc[0] &&
+	      nla_put_string(skb, USBETH_A_GADGET_UDC, id->udc))))
+		goto cancel;
+	for (i = 0; i < st->nvals; i++)
+		if (nla_put_u32(skb, st->vals[i].attr, st->vals[i].val))
+			goto cancel;
+	if (st->bql &&
+	    (nla_put_u32(skb, USBETH_A_BQL_ACCOUNTING, st->bql_accounting) ||
+	     usbeth_bql_fill(skb, st)))
 		goto cancel;
 	if (left && nla_put_u32(skb, USBETH_A_LEFT_CHANGED, left))
 		goto cancel;
@@ -188,29 +252,52 @@ cancel:
 }
 
 /*
- * The size of a device's message, known before it is built (as ethtool's
- * reply_size()): everything but the TX queues' BQL state fits in
+ * st's message in an skb of its own: ERR_PTR(-ENOMEM), or -EMSGSIZE
+ * should usbeth_state_size() be short (a bug).
+ */
+static struct sk_buff *usbeth_msg(const struct usbeth_state *st,
+				  const char *name, u32 portid, u32 seq,
+				  u8 cmd, u32 left)
+{
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(usbeth_state_size(st, name), GFP_KERNEL);
+	if (!msg)
+		return ERR_PTR(-ENOMEM);
+	err = usbeth_fill(msg, st, name, portid, seq, 0, cmd, left);
+	if (WARN_ON_ONCE(err)) {
+		nlmsg_free(msg);
+		return ERR_PTR(err);
+	}
+	return msg;
+}
+
+/*
+ * An upper bound of a device's message, before its state is gathered (a
+ * dump's chunk size): everything but the TX queues' BQL state fits in
  * NLMSG_GOODSIZE, and each queue the device may have adds its nest.
  */
 static size_t usbeth_msg_size(const struct net_device *dev)
 {
-	return NLMSG_GOODSIZE + usbeth_bql_size(dev);
+	return NLMSG_GOODSIZE + usbeth_bql_size(dev->num_tx_queues);
 }
 
 /* NEW and DEL notifications, from the netdev notifier (under rtnl). */
 void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 {
+	struct usbeth_state st;
 	struct sk_buff *skb;
+	int err;
 
 	if (!READ_ONCE(usbeth_family_live))
 		return;
-	skb = genlmsg_new(usbeth_msg_size(dev), GFP_KERNEL);
-	if (!skb)
+	err = usbeth_prepare(dev, cmd != USBETH_CMD_DEL_NTF,
+			     cmd == USBETH_CMD_NEW_NTF, &st);
+	skb = err ? NULL : usbeth_msg(&st, dev->name, 0, 0, cmd, 0);
+	usbeth_state_free(&st);
+	if (IS_ERR_OR_NULL(skb))
 		return;
-	if (usbeth_fill_dev(skb, dev, dev->name, 0, 0, 0, cmd, 0)) {
-		nlmsg_free(skb);
-		return;
-	}
 	genlmsg_multicast_netns(&usbeth_family, dev_net(dev), skb, 0, 0,
 				GFP_KERNEL);
 }
@@ -314,6 +401,7 @@ gone:
 
 static int usbeth_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct usbeth_state st;
 	struct usbeth_hold h;
 	struct sk_buff *msg;
 	int err;
@@ -322,18 +410,16 @@ static int usbeth_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 			  &h);
 	if (err)
 		return err;
-	msg = genlmsg_new(usbeth_msg_size(h.dev), GFP_KERNEL);
-	if (msg)
-		err = usbeth_fill_dev(msg, h.dev, usbeth_hold_name(&h),
-				      info->snd_portid,
-				      info->snd_seq, 0, USBETH_CMD_GET, 0);
-	else
-		err = -ENOMEM;
+	err = usbeth_prepare(h.dev, true, false, &st);
+	usbeth_hold_name(&h);
 	usbeth_release(&h);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
+	/* the device is no longer held: st and h.name are copies */
+	msg = err ? ERR_PTR(err) :
+	      usbeth_msg(&st, h.name, info->snd_portid, info->snd_seq,
+			 USBETH_CMD_GET, 0);
+	usbeth_state_free(&st);
+	if (IS_ERR(msg))
+		return PTR_ERR(msg);
 	return genlmsg_reply(msg, info);
 }
 
@@ -361,6 +447,7 @@ static int usbeth_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	unsigned int h, s_h = cb->args[0];
 	long idx = 0, s_idx = cb->args[1];
 	struct nlattr **attrs = usbeth_dump_attrs(cb);
+	struct usbeth_state st;
 	struct net_device *dev;
 	struct nlmsghdr *nlh;
 	int err = 0, a;
@@ -381,12 +468,16 @@ static int usbeth_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 		hlist_for_each_entry(dev, &net->dev_index_head[h], index_hlist) {
 			if (idx < s_idx)
 				goto next;
+			err = usbeth_prepare(dev, true, false, &st);
+			if (err)
+				goto out;
 			/* where this device's message starts */
 			nlh = (struct nlmsghdr *)skb_tail_pointer(skb);
-			err = usbeth_fill_dev(skb, dev, dev->name,
-					      NETLINK_CB(cb->skb).portid,
-					      cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					      USBETH_CMD_GET, 0);
+			err = usbeth_fill(skb, &st, dev->name,
+					  NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					  USBETH_CMD_GET, 0);
+			usbeth_state_free(&st);
 			if (err)
 				goto out;
 			/*
@@ -529,21 +620,25 @@ static u32 usbeth_put_back(const struct usbeth_req *req,
  * CHANGE: what a SET left the device with, to the monitor group (and to
  * the requester if it asked for an echo). left: the knobs a refused SET
  * could not put back (left-changed); the requester gets that message
- * whether it asked for an echo or not, before its error.
+ * whether it asked for an echo or not, before its error. Not inlined: the
+ * daemon's benchmarks time a SET's effect by a kprobe here
+ * (selftests/bench/usbeth_kprobes.sh).
  */
-static void usbeth_notify_change(struct net_device *dev, const char *name,
-				 struct genl_info *info, u32 left)
+static noinline void usbeth_notify_change(struct net_device *dev,
+					  const char *name,
+					  struct genl_info *info, u32 left)
 {
-	struct sk_buff *msg = genlmsg_new(usbeth_msg_size(dev), GFP_KERNEL);
-	struct sk_buff *req_msg = NULL;
+	struct sk_buff *msg, *req_msg = NULL;
+	struct usbeth_state st;
+	int err;
 
-	if (!msg)
+	err = usbeth_prepare(dev, true, false, &st);
+	msg = err ? ERR_PTR(err) :
+	      usbeth_msg(&st, name, info->snd_portid, info->snd_seq,
+			 USBETH_CMD_CHANGE_NTF, left);
+	usbeth_state_free(&st);
+	if (IS_ERR(msg))
 		return;
-	if (usbeth_fill_dev(msg, dev, name, info->snd_portid, info->snd_seq, 0,
-			    USBETH_CMD_CHANGE_NTF, left)) {
-		nlmsg_free(msg);
-		return;
-	}
 	if (left && !(info->nlhdr->nlmsg_flags & NLM_F_ECHO))
 		req_msg = skb_clone(msg, GFP_KERNEL);
 	genl_notify(&usbeth_family, msg, info, 0, GFP_KERNEL);

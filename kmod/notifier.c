@@ -4,7 +4,7 @@
  * netns, at registration or at the end of a move; DEL when it leaves one;
  * a gadget record released when its netdev really goes. Runs under rtnl,
  * and for drivers that asked for it under the device's instance lock too
- * (usbeth_fill_dev()).
+ * (usbeth_prepare()).
  */
 #include <linux/netdevice.h>
 #include "usbeth.h"

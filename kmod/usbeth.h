@@ -31,10 +31,42 @@ struct usbeth_ident {
 	/* host role */
 	u16 vid, pid;
 	u32 busnum;
-	const char *usb_path;
+	char usb_path[32];	/* the USB device's name, copied */
 	/* gadget role: the UDC's name, copied (gadget_rec.c); "" when unbound */
 	char udc[64];
 	u32 max_speed;
+};
+
+/* One TX queue's BQL state, as a message carries it (bql.c). */
+struct usbeth_bql_queue {
+	u32 limit, inflight, limit_min, limit_max, hold_time;
+};
+
+/* u32 attributes a device's message may carry besides the per-queue ones */
+#define USBETH_STATE_VALS 16
+
+/*
+ * A device's state as its message carries it, the way ethtool's netlink
+ * requests keep a reply's data: usbeth_prepare() gathers it under the
+ * device's locks (driver callbacks, the gadget's lock, runtime PM);
+ * usbeth_state_size() and usbeth_fill() then size and write the message
+ * from it alone, with no lock taken and no driver called. Owns queues:
+ * usbeth_state_free().
+ */
+struct usbeth_state {
+	u32 ifindex;
+	struct usbeth_ident id;
+	char drv[32];
+	bool full;		/* more than the identity (not a DEL) */
+	unsigned int nvals;
+	struct {
+		int attr;
+		u32 val;
+	} vals[USBETH_STATE_VALS];
+	bool bql;		/* BQL: accounting and queues below */
+	u32 bql_accounting;
+	unsigned int nqueues;
+	struct usbeth_bql_queue *queues;
 };
 
 /* Context of one SET request. */
@@ -118,9 +150,9 @@ int usbeth_notifier_init(void);
 void usbeth_notifier_exit(void);
 
 /* netlink.c */
-int usbeth_fill_dev(struct sk_buff *skb, struct net_device *dev,
-		    const char *name, u32 portid, u32 seq, int flags, u8 cmd,
-		    u32 left);
+int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
+		   struct usbeth_state *st);
+void usbeth_state_free(struct usbeth_state *st);
 void usbeth_notify_dev(struct net_device *dev, u8 cmd);
 int usbeth_netlink_init(void);
 void usbeth_netlink_exit(void);
@@ -146,7 +178,7 @@ extern const struct usbeth_knob usbeth_gadget_knobs[1];
 
 /* coalesce.c: ethtool coalesce ops */
 u32 usbeth_coalesce_caps(struct net_device *dev);
-/* ops_held: the caller holds dev's instance lock (see usbeth_fill_dev()) */
+/* ops_held: the caller holds dev's instance lock (see usbeth_prepare()) */
 int usbeth_ethtool_begin(struct net_device *dev, bool ops_held);
 void usbeth_ethtool_complete(struct net_device *dev, bool ops_held);
 int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals, bool ops_held);
@@ -157,8 +189,9 @@ extern const struct usbeth_knob usbeth_coalesce_knobs[4];
 /* bql.c */
 bool usbeth_bql_capable(struct net_device *dev);
 u32 usbeth_bql_accounting(struct net_device *dev);
-int usbeth_bql_fill(struct sk_buff *skb, struct net_device *dev);
-size_t usbeth_bql_size(const struct net_device *dev);
+int usbeth_bql_prepare(struct net_device *dev, struct usbeth_state *st);
+int usbeth_bql_fill(struct sk_buff *skb, const struct usbeth_state *st);
+size_t usbeth_bql_size(unsigned int nqueues);
 int usbeth_bql_check_request(const struct usbeth_req *req);
 extern const struct usbeth_knob usbeth_bql_knobs[3];
 
