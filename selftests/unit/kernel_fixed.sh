@@ -22,6 +22,6 @@ ktap_expect_eq fixed_elsewhere "$(fixed 7.3.4-usbeth-fixed-foo)" no
 ktap_expect_eq debug_sets_gadget_leak_aside $? 0
 out=$("$judge" "$here/klog/kmemleak-known.txt" 7.3.4-usbeth-debug-fixed)
 ktap_expect_eq debug_fixed_fails_on_gadget_leak $? 1
-ktap_expect_eq debug_fixed_shows_gadget_objects \
-	"$(grep -c '^unreferenced object' <<< "$out")" 3
+ktap_expect_eq debug_fixed_shows_gadget_and_ntb_objects \
+	"$(grep -c '^unreferenced object' <<< "$out")" 4
 ktap_finish

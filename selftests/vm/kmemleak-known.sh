@@ -6,7 +6,7 @@
 # printed and fails the run.
 #   kmemleak-known.sh REPORT [RELEASE]
 # RELEASE: the kernel's release; on one with upstream/'s fixes (lib.sh
-# kernel_fixed: 7.3-debug-fixed), usb_add_gadget is no known leak.
+# kernel_fixed: 7.3-debug-fixed) neither is a known leak.
 # Prints one "# kmemleak: N objects allocated under SIG ... set aside" line
 # per known signature met, then each other object whole. Exit 0: nothing
 # but known leaks; 1: some other leak; 2: usage, unreadable report.
@@ -14,7 +14,7 @@
 # The known leaks, usbeth having no part in either:
 # - ncm_wrap_ntb: f_ncm (7.3) frees the NTB it is building (skb_tx_data,
 #   skb_tx_ndp) on no disable or unbind path, so an NTB pending when the
-#   link goes down leaks.
+#   link goes down leaks (upstream/0004 frees it).
 # - usb_add_gadget: a gadget device and its UDC's, never released once the
 #   UDC is removed after an NCM bind and unbind: u_ether moves its netdev off
 #   the gadget with device_move(), which leaves the old parent's "net" glue
@@ -28,7 +28,7 @@ report=${1:?usage: kmemleak-known.sh REPORT}
 [ -r "$report" ] || { echo "kmemleak-known: cannot read $report" >&2; exit 2; }
 known=(ncm_wrap_ntb usb_add_gadget)
 case ${2:-} in
-*-usbeth-fixed | *-usbeth-debug-fixed) known=(ncm_wrap_ntb) ;;
+*-usbeth-fixed | *-usbeth-debug-fixed) known=() ;;
 esac
 awk -v sigs="${known[*]}" '
 	BEGIN { RS = "unreferenced object"; n = split(sigs, sig, " ") }
