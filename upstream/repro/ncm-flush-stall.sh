@@ -26,18 +26,7 @@ set -u
 # shellcheck source=ncm-gadget.sh
 cd "$(dirname "$0")" && source ./ncm-gadget.sh
 SECS=${1:-20} USECS=${2:-}
-command -v iperf3 > /dev/null || die "needs iperf3"
-[ "$(id -u)" = 0 ] || die "needs root"
-! lsmod | grep -q '^dummy_hcd ' || rmmod dummy_hcd || die "cannot reload dummy_hcd"
-pidf=/run/repro-iperf3.pid cli=
-stop() {
-	[ -z "$cli" ] || kill "$cli" 2> /dev/null
-	[ ! -s $pidf ] || kill "$(cat $pidf)" 2> /dev/null
-	wait 2> /dev/null
-	gadget_teardown
-	rmmod dummy_hcd
-}
-trap stop EXIT
+iperf_repro
 udc_load is_super_speed=0 is_high_speed=0
 gadget_make || die "cannot make the gadget"
 bind || die "the bind was refused"

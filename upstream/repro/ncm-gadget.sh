@@ -72,6 +72,25 @@ unbind() {
 	wait_for no_host_if || die "unbound, but the cdc_ncm interface stayed"
 }
 
+# iperf_repro: the start of a reproducer that runs iperf3: iperf3 and root
+# there, dummy_hcd unloaded (the caller loads it as it needs); on exit the
+# iperf3 client (pid in cli) and server (pid in pidf) are stopped, the
+# gadget taken down and dummy_hcd unloaded
+pidf=/run/repro-iperf3.pid cli=
+iperf_stop() {
+	[ -z "$cli" ] || kill "$cli" 2> /dev/null
+	[ ! -s $pidf ] || kill "$(cat $pidf)" 2> /dev/null
+	wait 2> /dev/null
+	gadget_teardown
+	rmmod dummy_hcd
+}
+iperf_repro() {
+	command -v iperf3 > /dev/null || die "needs iperf3"
+	[ "$(id -u)" = 0 ] || die "needs root"
+	! lsmod | grep -q '^dummy_hcd ' || rmmod dummy_hcd || die "cannot reload dummy_hcd"
+	trap iperf_stop EXIT
+}
+
 gadget_teardown() {
 	[ -d "$G" ] || return 0
 	[ -z "$(cat "$G/UDC" 2> /dev/null)" ] || echo "" > "$G/UDC"

@@ -25,18 +25,7 @@ set -u
 # shellcheck source=ncm-gadget.sh
 cd "$(dirname "$0")" && source ./ncm-gadget.sh
 ROUNDS=${1:-20}
-command -v iperf3 > /dev/null || die "needs iperf3"
-[ "$(id -u)" = 0 ] || die "needs root"
-! lsmod | grep -q '^dummy_hcd ' || rmmod dummy_hcd || die "cannot reload dummy_hcd"
-pidf=/run/repro-iperf3.pid cli=
-stop() {
-	[ -z "$cli" ] || kill "$cli" 2> /dev/null
-	[ ! -s $pidf ] || kill "$(cat $pidf)" 2> /dev/null
-	wait 2> /dev/null
-	gadget_teardown
-	rmmod dummy_hcd
-}
-trap stop EXIT
+iperf_repro
 udc_load
 gadget_make || die "cannot make the gadget"
 ip netns add repro-h && ip netns add repro-g || die "ip netns"
