@@ -76,8 +76,8 @@ u32 usbeth_usb_speed(enum usb_device_speed s)
 /*
  * Whether usbeth must hold rtnl to work on dev. Gadget netdevs: yes, u_ether
  * moves them between parents under rtnl and their qmult records live under
- * it. Drivers with ethtool coalesce ops: yes, ethtool calls those under
- * rtnl. Other netdevs than USB host-side ones: yes, nothing is known of
+ * it. Drivers with ethtool coalesce ops, or a cdc_ncm whose NTB knobs
+ * are ethtool settings (ncm.c): yes, ethtool calls those under rtnl. Other netdevs than USB host-side ones: yes, nothing is known of
  * them. USB host-side netdevs otherwise do without: their knobs are the
  * driver's own sysfs attributes and the TX queues' BQL limits, which sysfs
  * reads and writes without rtnl, and the reference usbeth holds keeps the
@@ -89,7 +89,7 @@ u32 usbeth_usb_speed(enum usb_device_speed s)
 bool usbeth_needs_rtnl(struct net_device *dev)
 {
 	return usbeth_is_gadget(dev) || !is_usb_host_side(dev) ||
-	       usbeth_coalesce_caps(dev);
+	       usbeth_coalesce_caps(dev) || usbeth_ncm_ethtool(dev);
 }
 
 /*

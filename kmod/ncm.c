@@ -9,8 +9,17 @@
  * device and resizes the RX URBs, tx_max flushes and resizes the TX buffer,
  * tx_timer_usecs re-arms the driver's hrtimer. Nothing is written behind
  * the driver's back, and no driver struct layout is assumed.
+ *
+ * A cdc_ncm that speaks ethtool for these knobs (upstream/0005: coalesce
+ * tx-aggr-max-bytes and tx-aggr-time-usecs, ringparam rx-buf-len) is
+ * driven through those operations instead, as ethtool's netlink requests
+ * drive them, and ethtool's listeners hear of each change. Which path a
+ * device takes is read from its driver's ethtool_ops, not from the kernel
+ * version. The device's NTB maxima have no ethtool name and stay sysfs.
  */
 #include <linux/device.h>
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
 #include <linux/gfp.h>
 #include <linux/mutex.h>
 #include <linux/stringify.h>
@@ -100,6 +109,126 @@ static int ncm_write(struct net_device *dev, const char *name, u32 val)
 	len = scnprintf(buf, sizeof(buf), "%u", val);
 	n = da->store(&dev->dev, da, buf, len);
 	return n < 0 ? n : 0;
+}
+
+#ifdef ETHTOOL_COALESCE_TX_AGGR
+#define NCM_ETHTOOL_COAL	(ETHTOOL_COALESCE_TX_AGGR_MAX_BYTES | \
+				 ETHTOOL_COALESCE_TX_AGGR_TIME_USECS)
+#else	/* before 6.3: no TX aggregation in ethtool */
+#define NCM_ETHTOOL_COAL	0
+#endif
+
+/* Whether the driver offers knob attr through a standard ethtool operation */
+static bool ncm_ethtool(struct net_device *dev, int attr)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+
+	if (!ops)
+		return false;
+	if (attr == USBETH_A_NTB_RX_MAX)
+		return ops->get_ringparam && ops->set_ringparam &&
+		       ops->supported_ring_params & ETHTOOL_RING_USE_RX_BUF_LEN;
+	return NCM_ETHTOOL_COAL && ops->get_coalesce && ops->set_coalesce &&
+	       (ops->supported_coalesce_params & NCM_ETHTOOL_COAL) ==
+	       NCM_ETHTOOL_COAL;
+}
+
+/*
+ * Whether usbeth drives dev's NCM knobs through ethtool operations, which
+ * (like ethtool's own requests) it calls under rtnl: usbeth_needs_rtnl().
+ */
+bool usbeth_ncm_ethtool(struct net_device *dev)
+{
+	return usbeth_ncm_present(dev) &&
+	       (ncm_ethtool(dev, USBETH_A_NTB_RX_MAX) ||
+		ncm_ethtool(dev, USBETH_A_NTB_TX_MAX));
+}
+
+static u32 *ncm_coal_field(struct kernel_ethtool_coalesce *kec, int attr)
+{
+#ifdef ETHTOOL_COALESCE_TX_AGGR
+	return attr == USBETH_A_NTB_TX_MAX ? &kec->tx_aggr_max_bytes :
+	       &kec->tx_aggr_time_usecs;
+#else
+	return NULL;	/* never: ncm_ethtool() is false */
+#endif
+}
+
+/*
+ * Reads (val) or writes (set: req) knob attr through the driver's ethtool
+ * operations, between usbeth_ethtool_begin() and _complete() as ethtool's
+ * own requests call them: a write reads the whole setting, changes the one
+ * field and hands it back, and ethtool's listeners are told. cdc_ncm's
+ * netdevs are not ops-locked (usbnet asks for no instance lock), so taking
+ * it here never waits on the NETDEV_REGISTER notifier's. Under rtnl
+ * (usbeth_ncm_ethtool()), as ethtool core calls them.
+ */
+static int ncm_ethtool_rw(struct net_device *dev, int attr, u32 *val,
+			  const struct usbeth_req *req)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+	struct kernel_ethtool_ringparam kring = {};
+	struct kernel_ethtool_coalesce kec = {};
+	struct ethtool_ringparam ring = {};
+	struct ethtool_coalesce ec = {};
+	int err;
+
+	err = usbeth_ethtool_begin(dev, false);
+	if (err)
+		return err;
+	if (attr == USBETH_A_NTB_RX_MAX) {
+		ops->get_ringparam(dev, &ring, &kring, NULL);
+		if (!req) {
+			*val = kring.rx_buf_len;
+		} else {
+			kring.rx_buf_len = *val;
+			err = ops->set_ringparam(dev, &ring, &kring,
+						 req->extack);
+			if (!err)
+				usbeth_ethtool_notify(dev,
+						      ETHTOOL_MSG_RINGS_NTF);
+		}
+	} else {
+		err = ops->get_coalesce(dev, &ec, &kec, NULL);
+		if (!err && !req) {
+			*val = *ncm_coal_field(&kec, attr);
+		} else if (!err) {
+			*ncm_coal_field(&kec, attr) = *val;
+			err = ops->set_coalesce(dev, &ec, &kec, req->extack);
+			if (!err)
+				usbeth_ethtool_notify(dev,
+						      ETHTOOL_MSG_COALESCE_NTF);
+		}
+	}
+	usbeth_ethtool_complete(dev, false);
+	return err;
+}
+
+static const char *ncm_file(int attr)
+{
+	switch (attr) {
+	case USBETH_A_NTB_RX_MAX:
+		return "rx_max";
+	case USBETH_A_NTB_TX_MAX:
+		return "tx_max";
+	default:
+		return "tx_timer_usecs";
+	}
+}
+
+/* Knob attr as the driver holds it: through ethtool if it offers it */
+static int ncm_knob_read(struct net_device *dev, int attr, u32 *val)
+{
+	if (ncm_ethtool(dev, attr))
+		return ncm_ethtool_rw(dev, attr, val, NULL);
+	return usbeth_ncm_read(dev, ncm_file(attr), val);
+}
+
+static int ncm_knob_write(const struct usbeth_req *req, int attr, u32 val)
+{
+	if (ncm_ethtool(req->dev, attr))
+		return ncm_ethtool_rw(req->dev, attr, &val, req);
+	return ncm_write(req->dev, ncm_file(attr), val);
 }
 
 /* The largest NTB the driver will accept in each direction. */
@@ -265,30 +394,25 @@ static int ntb_tx_check(const struct usbeth_req *req,
 	return ntb_check(req, attr, val, false);
 }
 
-static int ntb_rx_get(struct net_device *dev, int attr, unsigned int queue,
-		      u32 *val)
+static int ncm_get(struct net_device *dev, int attr, unsigned int queue,
+		   u32 *val)
 {
-	return usbeth_ncm_read(dev, "rx_max", val);
-}
-
-static int ntb_tx_get(struct net_device *dev, int attr, unsigned int queue,
-		      u32 *val)
-{
-	return usbeth_ncm_read(dev, "tx_max", val);
+	return ncm_knob_read(dev, attr, val);
 }
 
 static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 		   u32 val, bool rx)
 {
 	const char *knob = rx ? "ntb-rx-max" : "ntb-tx-max";
-	const char *file = rx ? "rx_max" : "tx_max";
+	int knob_attr = rx ? USBETH_A_NTB_RX_MAX : USBETH_A_NTB_TX_MAX;
 	u32 want = rx ? val : tx_pad(req->dev, tx_unpad(req->dev, val));
 	u32 now;
 	int err;
 
-	err = ncm_write(req->dev, file, rx ? val : tx_unpad(req->dev, val));
+	err = ncm_knob_write(req, knob_attr,
+			     rx ? val : tx_unpad(req->dev, val));
 	if (!err)
-		err = usbeth_ncm_read(req->dev, file, &now);
+		err = ncm_knob_read(req->dev, knob_attr, &now);
 	if (err) {
 		usbeth_extack_msg(req->extack, attr,
 				  "the driver refused the NTB size",
@@ -336,16 +460,10 @@ static int timer_check(const struct usbeth_req *req,
 	return 0;
 }
 
-static int timer_get(struct net_device *dev, int attr, unsigned int queue,
-		     u32 *val)
-{
-	return usbeth_ncm_read(dev, "tx_timer_usecs", val);
-}
-
 static int timer_set(const struct usbeth_req *req, int attr,
 		     unsigned int queue, u32 val, const struct nlattr *nla)
 {
-	int err = ncm_write(req->dev, "tx_timer_usecs", val);
+	int err = ncm_knob_write(req, attr, val);
 
 	if (err)
 		usbeth_extack_msg(req->extack, nla,
@@ -360,16 +478,16 @@ const struct usbeth_knob usbeth_ncm_knobs[3] = {
 		.attr = USBETH_A_NTB_RX_MAX, .name = "ntb-rx-max",
 		.flag = USBETH_KNOB_BIT_NTB_RX_MAX,
 		.cap = USBETH_CAP_NTB, .check = ntb_rx_check,
-		.get = ntb_rx_get, .set = ntb_rx_set,
+		.get = ncm_get, .set = ntb_rx_set,
 	}, {
 		.attr = USBETH_A_NTB_TX_MAX, .name = "ntb-tx-max",
 		.flag = USBETH_KNOB_BIT_NTB_TX_MAX,
 		.cap = USBETH_CAP_NTB, .check = ntb_tx_check,
-		.get = ntb_tx_get, .set = ntb_tx_set, .same = tx_same,
+		.get = ncm_get, .set = ntb_tx_set, .same = tx_same,
 	}, {
 		.attr = USBETH_A_TX_TIMER_USECS, .name = "tx-timer-usecs",
 		.flag = USBETH_KNOB_BIT_TX_TIMER_USECS,
 		.cap = USBETH_CAP_TX_TIMER, .check = timer_check,
-		.get = timer_get, .set = timer_set,
+		.get = ncm_get, .set = timer_set,
 	},
 };

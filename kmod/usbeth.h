@@ -166,6 +166,7 @@ void usbeth_host_exit(void);
 
 /* ncm.c: cdc_ncm through its own sysfs attributes */
 bool usbeth_ncm_present(struct net_device *dev);
+bool usbeth_ncm_ethtool(struct net_device *dev);
 int usbeth_ncm_init(void);
 void usbeth_ncm_exit(void);
 int usbeth_ncm_read(struct net_device *dev, const char *name, u32 *val);
