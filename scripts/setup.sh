@@ -329,6 +329,23 @@ if [ "$(cat "$ynl_dir/.complete" 2>/dev/null)" != "$(echo $ynl_pieces)" ]; then
 fi
 ln -sfn "ynl-$ynl_series" "$cache/ynl"
 
+# ethtool from Debian 13 (6.14): bookworm's 6.1 predates the TX aggregation
+# fields of `ethtool -c/-C` (tx-aggr-*), which a cdc_ncm with the patches in
+# upstream/ offers. Unpacked, not installed: it runs on this machine's libc
+# and libmnl; selftests/usbeth_ncm_ethtool.sh uses it from $cache/ethtool.
+if [ ! -x "$cache/ethtool/usr/sbin/ethtool" ]; then
+	apt_prepare trixie
+	say "fetching ethtool from trixie"
+	rm -rf "$cache/ethtool.tmp" && mkdir -p "$cache/ethtool.tmp"
+	(cd "$cache/ethtool.tmp" && apt_q trixie apt-get download -q ethtool 2>&1 |
+		grep -v '^W: Download is performed unsandboxed' | grep -E '^(E|W):' >&2 || true)
+	[ -f "$(echo "$cache"/ethtool.tmp/ethtool_*.deb)" ] || die "could not download trixie's ethtool"
+	dpkg -x "$cache"/ethtool.tmp/ethtool_*.deb "$cache/ethtool.tmp/root"
+	"$cache/ethtool.tmp/root/usr/sbin/ethtool" --version > /dev/null ||
+		die "trixie's ethtool does not run here"
+	rm -rf "$cache/ethtool" && mv "$cache/ethtool.tmp/root" "$cache/ethtool" && rm -rf "$cache/ethtool.tmp"
+fi
+
 if [ $build -eq 1 ]; then
 	say "building (kernels: $(echo "$labels" | tr '\n' ' '))"
 	make -C "$top" -j"$(nproc)"
