@@ -12,7 +12,7 @@
 #     change it (and sysfs writes show in ethtool); refusals keep the value;
 #   - tx-aggr-max-frames 1 makes every NTB carry one datagram;
 #   - a ping on an idle link leaves as soon as it is handed over
-#     (tx_reason_no_more), not at the TX timer;
+#     (tx_reason_idle), not at the TX timer (0006);
 #   - usbeth sets ntb-tx-max, tx-timer-usecs and ntb-rx-max through those
 #     operations: ethtool's monitor hears of each change;
 #   - `ethtool -g` on the gadget shows the request queues qmult sizes,
@@ -106,12 +106,12 @@ ktap_info "frames 1: $((n1 - n0)) NTBs for $((p1 - p0)) datagrams"
 ktap_check one_datagram_per_ntb test $((n1 - n0)) -eq $((p1 - p0)) -a $((p1 - p0)) -ge 100
 ktap_check ethtool_C_frames_back et -C "$D" tx-aggr-max-frames "$frames"
 
-# a lone ping leaves when the qdisc has nothing more, not at the timer
+# on an idle link a lone ping leaves at once, not at the timer (set long)
 in_ns "$H" sh -c "echo 4000 > /sys/class/net/$D/cdc_ncm/tx_timer_usecs"
-m0=$(st tx_reason_no_more) t0=$(st tx_reason_timeout)
+m0=$(st tx_reason_idle) t0=$(st tx_reason_timeout)
 in_ns "$H" ping -q -c 20 -i 0.05 "$NCM_GADGET_ADDR" > /dev/null
-m1=$(st tx_reason_no_more) t1=$(st tx_reason_timeout)
-ktap_info "20 pings: $((m1 - m0)) NTBs sent with nothing more queued, $((t1 - t0)) by the timer"
+m1=$(st tx_reason_idle) t1=$(st tx_reason_timeout)
+ktap_info "20 pings: $((m1 - m0)) NTBs sent at once on the idle link, $((t1 - t0)) by the timer"
 ktap_check pings_leave_without_the_timer test $((m1 - m0)) -ge 20 -a $((t1 - t0)) -lt 5
 
 # usbeth takes the ethtool path: ethtool's listeners hear of each change
