@@ -7,6 +7,7 @@
     bench-report.py --summary DATA...
     bench-report.py --boots [--link-dir PATH] [--write-plots DIR] DATA...
     bench-report.py --across-plot OUTDIR DATA...
+    bench-report.py --kernels [--write-plots DIR] DATA...
     bench-report.py --verify LINK CONFIG [drv_FIELD=VALUE...]
 
 DATA holds the lines (as scripts/bench-data.sh collects them, one VM boot
@@ -36,6 +37,21 @@ file's name without .txt), which --write-plots DIR draws, and first each
 link's across-boots plot, LINK-DIR/across-LINK.png, which --across-plot
 OUTDIR draws: per configuration the median over the boots of the up and
 down lat and tput ratios, bars from the lowest to the highest boot.
+
+With --kernels, DATA... are boots of two or more kernels measured side by
+side (a stock kernel and one with upstream/'s series, booted in pairs at
+the same time), and the Markdown on stdout compares the kernels' own
+defaults, untouched by anyone ("defaults" and "defaults-again" cells):
+per link and direction, each kernel's median over its boots of the
+per-boot median throughput and ping under load, then each other kernel
+against the stock one: how many times lower its ping under load is, its
+throughput change, and the floor a ping under load cannot go below (the
+kernel's idle RTT plus one full NTB's time on the wire at the stock
+throughput). The "# floor:" lines of selftests/bench/floor.sh in the same
+files give a last table: per kernel and link, the ping with the link idle,
+with the CPUs loaded and nothing on the link, and under an upload.
+--write-plots DIR draws DIR/kernels.png: per link and direction one point
+per boot and kernel.
 
 Every plot's legend says what its points and bars are and which point is
 the defaults, and a cue which way is better; a direction with nothing
@@ -583,6 +599,152 @@ def verify(link, config, state):
         sys.exit(1)
 
 
+KERNEL_CONFIGS = ("defaults", "defaults-again")
+NTB_BYTES = 16384	# the NTB the stock defaults fill (tx_max, dwNtbInMaxSize)
+
+
+def kernel_boots(paths):
+    """{(link, dir): {kernel: [(mbit, p50, idle_p50) of each boot]}}: per
+    boot, the median over its defaults cells."""
+    out = {}
+    for path in paths:
+        cells, _, _ = parse(path)
+        for (kernel, link), per in cells.items():
+            rounds = [r for c in KERNEL_CONFIGS for r in per.get(c, [])]
+            for d in ("up", "down"):
+                mb = [r[f"{d}_mbit"] for r in rounds if r[f"{d}_mbit"] is not None]
+                lat = [r[f"{d}_p50"] for r in rounds if r[f"{d}_p50"] is not None]
+                idle = [r["idle_p50"] for r in rounds if r["idle_p50"] is not None]
+                if mb and lat and idle:
+                    out.setdefault((link, d), {}).setdefault(kernel, []).append(
+                        (statistics.median(mb), statistics.median(lat),
+                         statistics.median(idle)))
+    return out
+
+
+def floor_lines(paths):
+    """{(kernel, link): [record]} from the "# floor:" lines."""
+    out = {}
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                at = line.find("# floor: ")
+                if at < 0:
+                    continue
+                rec = {}
+                for tok in line[at + 9:].split():
+                    k, sep, v = tok.partition("=")
+                    if sep and KEY_RE.match(k) and VAL_RE.match(v):
+                        rec[k] = v
+                try:
+                    vals = {k: float(rec[k]) for k in
+                            ("idle_p50", "cpu_p50", "up_mbit", "up_p50", "ntb_ms")}
+                except (KeyError, ValueError):
+                    continue
+                if rec.get("drv_tx_timer_usecs") != "400" or rec.get("drv_tx_max") != "16384":
+                    print(f"bench-report: refused {path}: a floor line without the "
+                          f"defaults' state: {line.strip()}", file=sys.stderr)
+                    continue
+                out.setdefault((rec.get("kernel", "?"), rec.get("link", "?")), []).append(vals)
+    return out
+
+
+def kernels_md(paths):
+    seen = kernel_boots(paths)
+    if not seen:
+        sys.exit("bench-report: no defaults cell in " + " ".join(paths))
+    out = ["Each kernel's own defaults: per boot the median over its `defaults` and",
+           "`defaults-again` cells, then the median over the boots (lowest-highest",
+           "boot). Ping under load: p50 in ms; throughput: iperf3 TCP, Mbit/s.", "",
+           "| link | direction | kernel | boots | Mbit/s | ping under load | idle RTT |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    cmp_rows = []
+    for link in link_sorted({k[0] for k in seen}):
+        for d in ("up", "down"):
+            per = seen.get((link, d))
+            if not per:
+                continue
+            ks = sorted(per, key=kernel_sort)
+            for k in ks:
+                v = per[k]
+                cols = [agg([{"x": b[i]} for b in v], "x") for i in range(3)]
+                out.append(f"| {link} | {d}load | {k} | {len(v)} | {fmt(cols[0])} | "
+                           f"{fmt(cols[1], 2)} | {fmt(cols[2], 2)} |")
+            base = [k for k in ks if "fixed" not in k]
+            if not base:
+                continue
+            b = per[base[0]]
+            bm = statistics.median(x[0] for x in b)
+            bl = statistics.median(x[1] for x in b)
+            for k in ks:
+                if k == base[0]:
+                    continue
+                v = per[k]
+                km = statistics.median(x[0] for x in v)
+                kl = statistics.median(x[1] for x in v)
+                ki = statistics.median(x[2] for x in v)
+                floor = ki + NTB_BYTES * 8 / (bm * 1000.0)
+                cmp_rows.append(
+                    f"| {link} | {d}load | {k} vs {base[0]} | {bl / kl:.2f} | "
+                    f"{(km / bm - 1) * 100:+.0f}% | {floor:.2f} | {kl:.2f} |")
+    out += ["", "Against the stock kernel: how many times lower the ping under load is",
+            "(the target: at least 3), the throughput change (the target: no more",
+            "than 10% lower), the floor (idle RTT plus one 16 KiB NTB on the wire",
+            "at the stock throughput, in ms) and the ping under load it is held to.", "",
+            "| link | direction | kernels | ping under load, times lower | throughput | floor | ping under load |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    out += cmp_rows
+    floors = floor_lines(paths)
+    if floors:
+        out += ["", "What bounds it on the test bed (`selftests/bench/floor.sh`, the",
+                "drivers' defaults, median over its boots): the ping host -> gadget",
+                "with everything idle, with both vCPUs busy with an iperf3 over the",
+                "host netns' loopback and nothing on the link, and under an upload",
+                "over the link; one 16 KiB NTB's time on the wire at that upload's rate.", "",
+                "| link | kernel | boots | idle | CPUs loaded, link idle | upload | upload Mbit/s | one NTB on the wire |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for k, link in sorted(floors, key=lambda x: (LINK_ORDER.index(x[1])
+                                                     if x[1] in LINK_ORDER else 99,
+                                                     kernel_sort(x[0]))):
+            v = floors[(k, link)]
+            med = {f: statistics.median(r[f] for r in v) for f in v[0]}
+            out.append(f"| {link} | {k} | {len(v)} | {med['idle_p50']:.2f} | "
+                       f"{med['cpu_p50']:.2f} | {med['up_p50']:.2f} | {med['up_mbit']:.1f} | "
+                       f"{med['ntb_ms']:.2f} |")
+    print("\n".join(out))
+
+
+def kernels_plot(outdir, paths):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    seen = kernel_boots(paths)
+    links = link_sorted({k[0] for k in seen})
+    fig, axes = plt.subplots(2, len(links), figsize=(4.2 * len(links), 7.5), squeeze=False)
+    marks = "os^Dv"
+    for c, link in enumerate(links):
+        for r, d in enumerate(("up", "down")):
+            ax = axes[r][c]
+            per = seen.get((link, d), {})
+            if not per:
+                not_measured(ax)
+            for i, k in enumerate(sorted(per, key=kernel_sort)):
+                ax.scatter([b[0] for b in per[k]], [b[1] for b in per[k]],
+                           marker=marks[i % len(marks)], label=f"{k} ({len(per[k])} boots)")
+            ax.set_title(f"{link}, {d}load", fontsize=10)
+            ax.set_xlabel("throughput, Mbit/s (right: better)")
+            ax.set_ylabel("ping under load p50, ms (down: better)")
+            ax.set_ylim(bottom=0)
+            ax.set_xlim(left=0)
+            if per:
+                ax.legend(fontsize=8)
+    fig.suptitle("Driver defaults: one point per boot and kernel", fontsize=11)
+    fig.tight_layout()
+    os.makedirs(outdir, exist_ok=True)
+    fig.savefig(os.path.join(outdir, "kernels.png"), dpi=90)
+    plt.close(fig)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--title", default="usbeth data-plane benchmark")
@@ -600,6 +762,8 @@ def main():
                     help="with --boots: write each boot's plot into DIR")
     ap.add_argument("--across-plot", action="store_true",
                     help="OUTDIR DATA...: OUTDIR/across-LINK.png, the --across ratios")
+    ap.add_argument("--kernels", action="store_true",
+                    help="DATA...: boots of two kernels, their defaults compared, on stdout")
     ap.add_argument("--verify", action="store_true",
                     help="LINK CONFIG drv_FIELD=VALUE...: the state holds what CONFIG declares")
     ap.add_argument("paths", nargs="+", metavar="DATA [OUTDIR]")
@@ -611,6 +775,12 @@ def main():
         return
     if a.across:
         across(a.paths)
+        return
+    if a.kernels:
+        if a.write_plots:
+            kernels_plot(a.write_plots, a.paths)
+        else:
+            kernels_md(a.paths)
         return
     if a.summary:
         summary(a.paths)

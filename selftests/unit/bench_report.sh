@@ -15,7 +15,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 28
+ktap_plan 32
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50 [DRV_STATE]
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -136,4 +136,24 @@ else
 	ktap_skip across_plot_written "no python3-matplotlib"
 fi
 ktap_check across_plot_needs_defaults test "$(/usr/bin/python3 "$R" --across-plot "$W/png" "$W/empty.txt" > /dev/null 2>&1; echo $?)" -ne 0
+
+# --kernels: two kernels' defaults over pairs of boots, the other against
+# the stock one; floor.sh's lines in a table of their own, a line without
+# the defaults' state refused
+st='drv_limit_max=1879048192 drv_tx_max=16384 drv_rx_max=16384 drv_tx_timer_usecs=400 drv_dev_rx_max=16384 drv_dev_tx_max=16384 drv_qmult=5'
+kl() { # KERNEL ROUND CONFIG UP_MBIT UP_P50
+	echo "# data: kernel=$1 link=ncm-full config=$3 round=$2 idle_p50=1.0 idle_p90=1 idle_p99=1 up_mbit=$4 up_p50=$5 up_p90=1 up_p99=1 up_n=70 down_mbit=- down_p50=- down_p90=- down_p99=- down_n=0 $st"
+}
+{ kl 7.3 1 defaults 100 12; kl 7.3 2 defaults 100 12; kl 7.3-fixed 1 defaults 95 4; kl 7.3-fixed 2 defaults 95 4
+  echo "# floor: kernel=7.3-fixed link=ncm-full idle_p50=1.5 cpu_p50=3.5 cpu_n=150 up_mbit=95 up_p50=4 up_n=150 ntb_ms=1.38 drv_tx_max=16384 drv_rx_max=16384 drv_tx_timer_usecs=400"
+  echo "# floor: kernel=7.3-fixed link=ncm-full idle_p50=1.5 cpu_p50=3.5 cpu_n=150 up_mbit=95 up_p50=4 up_n=150 ntb_ms=1.38 drv_tx_max=8192 drv_rx_max=16384 drv_tx_timer_usecs=0"
+} > "$W/pair-1.txt"
+{ kl 7.3 1 defaults 110 12; kl 7.3 2 defaults 110 12; kl 7.3-fixed 1 defaults 99 6; kl 7.3-fixed 2 defaults 99 6; } > "$W/pair-2.txt"
+/usr/bin/python3 "$R" --kernels "$W/pair-1.txt" "$W/pair-2.txt" > "$W/kernels.md" 2> "$W/kernels.err"
+sed 's/^/# /' "$W/kernels.md"
+ktap_check kernels_per_kernel grep -qxF '| ncm-full | upload | 7.3-fixed | 2 | 97.0 (95.0-99.0) | 5.00 (4.00-6.00) | 1.00 (1.00-1.00) |' "$W/kernels.md"
+# 12 / 5 times lower, 97 / 105 - 1 = -8%, floor 1.0 + 16384 * 8 / 105000
+ktap_check kernels_against_stock grep -qxF '| ncm-full | upload | 7.3-fixed vs 7.3 | 2.40 | -8% | 2.25 | 5.00 |' "$W/kernels.md"
+ktap_check kernels_floor_table grep -qxF '| ncm-full | 7.3-fixed | 1 | 1.50 | 3.50 | 4.00 | 95.0 | 1.38 |' "$W/kernels.md"
+ktap_check kernels_floor_refused grep -q 'a floor line without the defaults' "$W/kernels.err"
 ktap_finish

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The data-plane measurements the benchmarks share (data.sh, floor.sh),
+# sourced after lib.sh. They use the caller's $W (a scratch directory) and
+# $SECS (seconds of each iperf3 run after its first).
+
+# pctl FILE: "p50 p90 p99 n" of the RTTs (ms, one per line) in FILE,
+# nearest-rank; "- - - 0" when it holds none.
+pctl() {
+	sort -g "$1" | awk '{ v[NR] = $1 }
+		function r(p,  i) { i = int(p * NR / 100 + 0.999999); if (i < 1) i = 1; return v[i] }
+		END { if (NR == 0) print "- - - 0"; else printf "%s %s %s %d\n", r(50), r(90), r(99), NR }'
+}
+# rtts NS ADDR COUNT FILE: COUNT pings 50 ms apart, the RTTs into FILE;
+# lost probes count as missing samples (n shows them).
+rtts() {
+	ip netns exec "$1" ping -n -i 0.05 -W 2 -c "$3" "$2" 2>/dev/null |
+		sed -n 's/.* time=\([0-9.]*\) ms$/\1/p' > "$4"
+}
+
+# loaded SRV_NS SRV_ADDR CLI_NS PING_NS PING_ADDR: an iperf3 run from
+# CLI_NS to the server at SRV_ADDR with pings from PING_NS to PING_ADDR
+# once the first second is over; prints "MBIT_S p50 p90 p99 n".
+loaded() {
+	local sns=$1 saddr=$2 cns=$3 pns=$4 paddr=$5 tries=0 line got ifd ipid mbit=
+	ip netns exec "$sns" iperf3 -s -1 -D -B "$saddr" > /dev/null 2>&1 || return 1
+	while :; do
+		exec {ifd}< <(exec ip netns exec "$cns" iperf3 -c "$saddr" -f m -i 1 \
+			--forceflush -O 1 -t "$SECS" 2>&1)
+		ipid=$!
+		got=
+		while read -r -t 30 -u "$ifd" line; do
+			case $line in
+			*"unable to"*) break ;;
+			*" sec "*) got=1; break ;;
+			esac
+		done
+		[ -n "$got" ] && break
+		exec {ifd}<&-
+		wait "$ipid"
+		tries=$((tries + 1))
+		[ $tries -lt 50 ] || { ktap_info "iperf3 to $saddr: $line" >&2; return 1; }
+		sleep 0.1	# the server has no "listening" event to wait on
+	done
+	rtts "$pns" "$paddr" $((SECS * 20 - 10)) "$W/rtt.load"
+	: > "$W/iperf.out"
+	# a transfer that stalls (gadget -> host under TCG, seen) is cut off
+	# SECS + 15 s after its first second, not left to iperf3's own timeout
+	local end=$((SECONDS + SECS + 15))
+	while [ $SECONDS -lt $end ] && read -r -t $((end - SECONDS)) -u "$ifd" line; do
+		printf '%s\n' "$line" >> "$W/iperf.out"
+		case $line in
+		*" receiver"*) mbit=$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }' <<< "$line") ;;
+		esac
+	done
+	[ -n "$mbit" ] || kill "$ipid" 2>/dev/null
+	exec {ifd}<&-
+	if ! wait "$ipid" || [ -z "$mbit" ]; then
+		{
+			ktap_info "iperf3 $cns -> $saddr failed; its last lines:"
+			tail -n 5 "$W/iperf.out" | sed 's/^/#   /'
+		} >&2
+		return 1
+	fi
+	echo "$mbit $(pctl "$W/rtt.load")"
+}
