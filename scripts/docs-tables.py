@@ -10,7 +10,10 @@ and
     <!-- end generated -->
 is replaced by `scripts/bench-report.py MODE docs/performance/*.txt` (MODE:
 --summary, --across or --boots; the boots in docs/performance/archive/ and
-late/ are read by nothing). Then the plots the page links are drawn into
+late/ are read by nothing), or, for MODE --kernels, by its output over
+docs/performance/kernels/*.txt: pairs of boots of a stock kernel and one
+with upstream/'s series (scripts/bench-kernels.sh), whose plot is
+docs/performance/kernels/kernels.png. Then the plots the page links are drawn into
 docs/performance/ (each boot's, `bench-report.py --boots --write-plots`,
 and each link's across boots, `bench-report.py --across-plot`), and the
 PNGs there that the page no longer links are removed (--no-plots: the
@@ -32,14 +35,17 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performance.md")
 DOCS = os.path.join(TOP, "docs")
 PERF = os.path.join(DOCS, "performance")
-BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across|--boots) -->\n)"
+BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across|--boots|--kernels) -->\n)"
                    r"(.*?)(<!-- end generated -->)", re.S)
 # an image the page links: ![...](performance/NAME.png)
 IMAGE = re.compile(r"!\[[^\]]*\]\((performance/[^)\s]+\.png)\)")
 
 
-def data():
-    return [os.path.relpath(d, TOP) for d in sorted(glob.glob(os.path.join(PERF, "*.txt")))]
+KERNELS = os.path.join(PERF, "kernels")
+
+
+def data(sub=PERF):
+    return [os.path.relpath(d, TOP) for d in sorted(glob.glob(os.path.join(sub, "*.txt")))]
 
 
 def bench_report(args):
@@ -52,7 +58,7 @@ def bench_report(args):
 
 
 def generate(mode):
-    return bench_report([mode] + data()).rstrip("\n") + "\n"
+    return bench_report([mode] + data(KERNELS if mode == "--kernels" else PERF)).rstrip("\n") + "\n"
 
 
 def linked(page):
@@ -61,7 +67,8 @@ def linked(page):
 
 
 def unlinked(page):
-    return sorted(set(glob.glob(os.path.join(PERF, "*.png"))) - set(linked(page)))
+    pngs = glob.glob(os.path.join(PERF, "*.png")) + glob.glob(os.path.join(KERNELS, "*.png"))
+    return sorted(set(pngs) - set(linked(page)))
 
 
 def main():
@@ -101,6 +108,8 @@ def main():
     if args == ["--no-plots"]:
         return
     bench_report(["--boots", "--write-plots", os.path.relpath(PERF, TOP)] + data())
+    if "(performance/kernels/kernels.png)" in new:
+        bench_report(["--kernels", "--write-plots", os.path.relpath(KERNELS, TOP)] + data(KERNELS))
     if "(performance/across-" in new:
         bench_report(["--across-plot", os.path.relpath(PERF, TOP)] + data())
     for png in unlinked(new):
