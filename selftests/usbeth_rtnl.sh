@@ -4,8 +4,8 @@
 # A SET or GET of a USB host-side netdev does not wait for the rtnl lock,
 # which a hotplug keeps busy (registration, the peer's link watch, IPv6
 # autoconf): the values go straight to the driver's own sysfs-style paths.
-# Devices that need rtnl (a gadget: u_ether reparents it under rtnl) still
-# take it. A helper module, selftests/kmod/rtnl_hold.ko, has a kernel thread
+# Devices that need rtnl (a gadget: u_ether reparents it under rtnl; a
+# cdc_ncm whose knobs are ethtool settings, upstream/0005) still take it. A helper module, selftests/kmod/rtnl_hold.ko, has a kernel thread
 # hold rtnl; what is checked is the order of events, not times.
 source "$(dirname "$0")/lib.sh"
 
@@ -45,6 +45,13 @@ H=$NCM_HOST_NS HD=$NCM_HOST_IF G=$NCM_GADGET_NS GD=$NCM_GADGET_IF
 insmod "$KO" || bail "insmod $KO"
 tmp=$(mktemp -d)
 
+# whether the host side's driver offers its NTB knobs through ethtool
+ETHTOOL_NEW=${USBETH_ETHTOOL:-${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth}/ethtool/usr/sbin/ethtool}
+host_ethtool=0
+[ -x "$ETHTOOL_NEW" ] &&
+	ip netns exec "$H" "$ETHTOOL_NEW" -c "$HD" 2>/dev/null | grep -q '^tx-aggr-max-bytes:' &&
+	host_ethtool=1
+
 echo 1 > "$HOLD"	# returns once the helper's thread holds rtnl
 ktap_expect_eq rtnl_held "$(cat "$HOLD")" 1
 
@@ -52,6 +59,40 @@ ktap_expect_eq rtnl_held "$(cat "$HOLD")" 1
 ip netns exec "$G" "$USBETHCTL" set "$GD" qmult=3 > "$tmp/gadget" 2>&1 &
 gpid=$!
 ktap_check gadget_set_waits_for_rtnl waits_for_rtnl "$gpid"
+
+# A cdc_ncm whose NTB knobs are ethtool settings (upstream/0005; told by
+# what its driver answers to ethtool -c) is worked on through ethtool's
+# operations, under rtnl as ethtool calls them: its SET waits like the
+# gadget's, and completes once rtnl is let go (host_ethtool, read above,
+# before rtnl was taken: ethtool's request would wait for it too).
+if [ "$host_ethtool" = 1 ]; then
+	ktap_info "$HD's NTB knobs are ethtool settings: its requests take rtnl"
+	ip netns exec "$H" "$USBETHCTL" set "$HD" tx_timer_usecs=123 bql_limit_max=50000 \
+		> "$tmp/host" 2>&1 &
+	hpid=$!
+	ktap_check host_set_waits_for_rtnl waits_for_rtnl "$hpid"
+	if kill -0 "$gpid" 2>/dev/null && [ "$(cat "$HOLD")" = 1 ]; then
+		ktap_ok gadget_set_still_waiting
+	else
+		ktap_fail gadget_set_still_waiting "the gadget's SET ended while rtnl was held: $(cat "$tmp/gadget")"
+	fi
+	echo 0 > "$HOLD"
+	wait "$hpid" || bail "the host side's SET failed once rtnl was let go: $(cat "$tmp/host")"
+	ktap_expect_eq host_tx_timer_in_sysfs "$(sysfs_of "$H" "$HD" cdc_ncm/tx_timer_usecs)" 123
+	ktap_expect_eq host_bql_limit_max_in_sysfs \
+		"$(sysfs_of "$H" "$HD" queues/tx-0/byte_queue_limits/limit_max)" 50000
+	ktap_expect_eq host_get_after_release \
+		"$(ip netns exec "$H" "$USBETHCTL" get "$HD" | sed -n 's/^tx_timer_usecs=//p')" 123
+	wait "$gpid"
+	rc=$?
+	gpid=
+	ktap_expect_eq gadget_set_after_release "$rc" 0
+	ktap_expect_eq gadget_qmult_in_configfs "$(cat "$NCM_FUNC/qmult")" 3
+	ue "$H" set "$HD" tx_timer_usecs=400 bql_limit_max=1879048192 > /dev/null
+	ktap_check helper_unloads rmmod rtnl_hold
+	rm -rf "$tmp"
+	ktap_finish
+fi
 
 # the host side's SET and GET complete while rtnl is still held. A waiting
 # task cannot be killed, so a watchdog lets go of rtnl after 60 s: a
