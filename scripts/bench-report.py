@@ -167,6 +167,24 @@ def differences(rec, want):
 REFUSED = []
 
 
+def tagged(path, tag):
+    """Each line of path holding "# TAG: ", as (the line, stripped; its
+    key=value pairs that pass KEY_RE and VAL_RE)."""
+    mark = f"# {tag}: "
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            at = line.find(mark)
+            if at < 0:
+                continue
+            rec = {}
+            for tok in line[at + len(mark):].split():
+                k, sep, v = tok.partition("=")
+                if sep and KEY_RE.match(k) and VAL_RE.match(v):
+                    rec[k] = v
+            yield line, rec
+
+
 def parse(path, configs=None, pdir=PROFILES):
     """{(kernel, link): {config: [round dict, ...]}}, errors per cell.
     Lines whose driver state differs from their configuration are refused
@@ -174,48 +192,38 @@ def parse(path, configs=None, pdir=PROFILES):
     if configs is None:
         configs = load_configs()
     cells, errors, order = {}, [], {}
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            at = line.find("# data: ")
-            if at < 0:
-                continue
-            rec = {}
-            for tok in line[at + 8:].split():
-                k, sep, v = tok.partition("=")
-                if sep and KEY_RE.match(k) and VAL_RE.match(v):
-                    rec[k] = v
-            if not all(k in rec for k in ("kernel", "link", "config", "round")):
-                continue
-            key = (rec["kernel"], rec["link"])
-            if "error" in rec:
-                errors.append(rec)
-                continue
-            vals = {}
-            try:
-                for k in FIELDS:
-                    vals[k] = None if rec.get(k, "-") == "-" else float(rec[k])
-                vals["up_n"] = int(rec.get("up_n", "0"))
-                vals["down_n"] = int(rec.get("down_n", "0"))
-            except ValueError:
-                continue
-            if any(v is not None and not (math.isfinite(v) and 0 <= v < 1e9)
-                   for v in vals.values()):
-                continue
-            want = declared(rec["link"], rec["config"], configs, pdir)
-            why = ([f"no configuration {rec['config']} of link {rec['link']} in "
-                    + os.path.relpath(CONFIGS, TOP)]
-                   if want is None else differences(rec, want))
-            if why:
-                REFUSED.append((path, rec, why))
-                print(f"bench-report: refused {path}: kernel={rec['kernel']} "
-                      f"link={rec['link']} config={rec['config']} round={rec['round']}: "
-                      + "; ".join(why), file=sys.stderr)
-                continue
-            per = cells.setdefault(key, {})
-            if rec["config"] not in per:
-                order.setdefault(key, []).append(rec["config"])
-            per.setdefault(rec["config"], []).append(vals)
+    for _, rec in tagged(path, "data"):
+        if not all(k in rec for k in ("kernel", "link", "config", "round")):
+            continue
+        key = (rec["kernel"], rec["link"])
+        if "error" in rec:
+            errors.append(rec)
+            continue
+        vals = {}
+        try:
+            for k in FIELDS:
+                vals[k] = None if rec.get(k, "-") == "-" else float(rec[k])
+            vals["up_n"] = int(rec.get("up_n", "0"))
+            vals["down_n"] = int(rec.get("down_n", "0"))
+        except ValueError:
+            continue
+        if any(v is not None and not (math.isfinite(v) and 0 <= v < 1e9)
+               for v in vals.values()):
+            continue
+        want = declared(rec["link"], rec["config"], configs, pdir)
+        why = ([f"no configuration {rec['config']} of link {rec['link']} in "
+                + os.path.relpath(CONFIGS, TOP)]
+               if want is None else differences(rec, want))
+        if why:
+            REFUSED.append((path, rec, why))
+            print(f"bench-report: refused {path}: kernel={rec['kernel']} "
+                  f"link={rec['link']} config={rec['config']} round={rec['round']}: "
+                  + "; ".join(why), file=sys.stderr)
+            continue
+        per = cells.setdefault(key, {})
+        if rec["config"] not in per:
+            order.setdefault(key, []).append(rec["config"])
+        per.setdefault(rec["config"], []).append(vals)
     return cells, errors, order
 
 
@@ -626,26 +634,17 @@ def floor_lines(paths):
     """{(kernel, link): [record]} from the "# floor:" lines."""
     out = {}
     for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                at = line.find("# floor: ")
-                if at < 0:
-                    continue
-                rec = {}
-                for tok in line[at + 9:].split():
-                    k, sep, v = tok.partition("=")
-                    if sep and KEY_RE.match(k) and VAL_RE.match(v):
-                        rec[k] = v
-                try:
-                    vals = {k: float(rec[k]) for k in
-                            ("idle_p50", "cpu_p50", "up_mbit", "up_p50", "ntb_ms")}
-                except (KeyError, ValueError):
-                    continue
-                if rec.get("drv_tx_timer_usecs") != "400" or rec.get("drv_tx_max") != "16384":
-                    print(f"bench-report: refused {path}: a floor line without the "
-                          f"defaults' state: {line.strip()}", file=sys.stderr)
-                    continue
-                out.setdefault((rec.get("kernel", "?"), rec.get("link", "?")), []).append(vals)
+        for line, rec in tagged(path, "floor"):
+            try:
+                vals = {k: float(rec[k]) for k in
+                        ("idle_p50", "cpu_p50", "up_mbit", "up_p50", "ntb_ms")}
+            except (KeyError, ValueError):
+                continue
+            if rec.get("drv_tx_timer_usecs") != "400" or rec.get("drv_tx_max") != "16384":
+                print(f"bench-report: refused {path}: a floor line without the "
+                      f"defaults' state: {line}", file=sys.stderr)
+                continue
+            out.setdefault((rec.get("kernel", "?"), rec.get("link", "?")), []).append(vals)
     return out
 
 
