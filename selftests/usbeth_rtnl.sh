@@ -60,67 +60,52 @@ ip netns exec "$G" "$USBETHCTL" set "$GD" qmult=3 > "$tmp/gadget" 2>&1 &
 gpid=$!
 ktap_check gadget_set_waits_for_rtnl waits_for_rtnl "$gpid"
 
-# A cdc_ncm whose NTB knobs are ethtool settings (upstream/0005; told by
-# what its driver answers to ethtool -c) is worked on through ethtool's
-# operations, under rtnl as ethtool calls them: its SET waits like the
-# gadget's, and completes once rtnl is let go (host_ethtool, read above,
-# before rtnl was taken: ethtool's request would wait for it too).
-if [ "$host_ethtool" = 1 ]; then
-	ktap_info "$HD's NTB knobs are ethtool settings: its requests take rtnl"
-	ip netns exec "$H" "$USBETHCTL" set "$HD" tx_timer_usecs=123 bql_limit_max=50000 \
-		> "$tmp/host" 2>&1 &
-	hpid=$!
-	ktap_check host_set_waits_for_rtnl waits_for_rtnl "$hpid"
+gadget_still_waiting() {
 	if kill -0 "$gpid" 2>/dev/null && [ "$(cat "$HOLD")" = 1 ]; then
 		ktap_ok gadget_set_still_waiting
 	else
 		ktap_fail gadget_set_still_waiting "the gadget's SET ended while rtnl was held: $(cat "$tmp/gadget")"
 	fi
-	echo 0 > "$HOLD"
-	wait "$hpid" || bail "the host side's SET failed once rtnl was let go: $(cat "$tmp/host")"
-	ktap_expect_eq host_tx_timer_in_sysfs "$(sysfs_of "$H" "$HD" cdc_ncm/tx_timer_usecs)" 123
-	ktap_expect_eq host_bql_limit_max_in_sysfs \
-		"$(sysfs_of "$H" "$HD" queues/tx-0/byte_queue_limits/limit_max)" 50000
-	ktap_expect_eq host_get_after_release \
-		"$(ip netns exec "$H" "$USBETHCTL" get "$HD" | sed -n 's/^tx_timer_usecs=//p')" 123
-	wait "$gpid"
-	rc=$?
-	gpid=
-	ktap_expect_eq gadget_set_after_release "$rc" 0
-	ktap_expect_eq gadget_qmult_in_configfs "$(cat "$NCM_FUNC/qmult")" 3
-	ue "$H" set "$HD" tx_timer_usecs=400 bql_limit_max=1879048192 > /dev/null
-	ktap_check helper_unloads rmmod rtnl_hold
-	rm -rf "$tmp"
-	ktap_finish
-fi
+}
 
-# the host side's SET and GET complete while rtnl is still held. A waiting
-# task cannot be killed, so a watchdog lets go of rtnl after 60 s: a
-# regression then fails here instead of hanging the run.
 ip netns exec "$H" "$USBETHCTL" set "$HD" tx_timer_usecs=123 bql_limit_max=50000 \
 	> "$tmp/host" 2>&1 &
 hpid=$!
-release_rtnl() { echo 0 > "$HOLD"; }
-watchdog 60 release_rtnl > /dev/null 2>&1 &
-wd=$!
-wait "$hpid"
-rc=$?
-held=$(cat "$HOLD")
-ktap_expect_eq host_set_while_rtnl_held "rc=$rc held=$held" "rc=0 held=1"
+if [ "$host_ethtool" = 1 ]; then
+	# A cdc_ncm whose NTB knobs are ethtool settings (upstream/0005; told
+	# by what its driver answers to ethtool -c, read before rtnl was
+	# taken: ethtool's request would wait for it too) is worked on
+	# through ethtool's operations, under rtnl as ethtool calls them:
+	# its SET waits like the gadget's, and completes once rtnl is let go.
+	ktap_info "$HD's NTB knobs are ethtool settings: its requests take rtnl"
+	ktap_check host_set_waits_for_rtnl waits_for_rtnl "$hpid"
+	gadget_still_waiting
+	echo 0 > "$HOLD"
+	wait "$hpid" || bail "the host side's SET failed once rtnl was let go: $(cat "$tmp/host")"
+	ktap_expect_eq host_get_after_release \
+		"$(ip netns exec "$H" "$USBETHCTL" get "$HD" | sed -n 's/^tx_timer_usecs=//p')" 123
+else
+	# Otherwise the host side's SET and GET complete while rtnl is still
+	# held. A waiting task cannot be killed, so a watchdog lets go of rtnl
+	# after 60 s: a regression then fails here instead of hanging the run.
+	release_rtnl() { echo 0 > "$HOLD"; }
+	watchdog 60 release_rtnl > /dev/null 2>&1 &
+	wd=$!
+	wait "$hpid"
+	rc=$?
+	held=$(cat "$HOLD")
+	ktap_expect_eq host_set_while_rtnl_held "rc=$rc held=$held" "rc=0 held=1"
+	ktap_expect_eq host_get_while_rtnl_held \
+		"$(ip netns exec "$H" "$USBETHCTL" get "$HD" | sed -n 's/^tx_timer_usecs=//p') held=$(cat "$HOLD")" "123 held=1"
+	gadget_still_waiting
+	kill "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+	echo 0 > "$HOLD"
+fi
 ktap_expect_eq host_tx_timer_in_sysfs "$(sysfs_of "$H" "$HD" cdc_ncm/tx_timer_usecs)" 123
 ktap_expect_eq host_bql_limit_max_in_sysfs \
 	"$(sysfs_of "$H" "$HD" queues/tx-0/byte_queue_limits/limit_max)" 50000
-ktap_expect_eq host_get_while_rtnl_held \
-	"$(ip netns exec "$H" "$USBETHCTL" get "$HD" | sed -n 's/^tx_timer_usecs=//p') held=$(cat "$HOLD")" "123 held=1"
-if kill -0 "$gpid" 2>/dev/null && [ "$(cat "$HOLD")" = 1 ]; then
-	ktap_ok gadget_set_still_waiting
-else
-	ktap_fail gadget_set_still_waiting "the gadget's SET ended while rtnl was held: $(cat "$tmp/gadget")"
-fi
 
-kill "$wd" 2>/dev/null
-wait "$wd" 2>/dev/null
-echo 0 > "$HOLD"
 wait "$gpid"
 rc=$?
 gpid=
