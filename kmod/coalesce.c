@@ -103,18 +103,48 @@ static int coal_read(struct net_device *dev, struct ethtool_coalesce *ec,
 	return dev->ethtool_ops->get_coalesce(dev, ec, kec, NULL);
 }
 
-/* One get_coalesce() call, with the device awake and the driver told. */
-static int coal_read_once(struct net_device *dev, struct ethtool_coalesce *ec,
-			  bool ops_held)
+/*
+ * One get_coalesce() call, with the device awake and the driver told: the
+ * whole setting, ethtool's classic fields in ec and the newer ones (e.g.
+ * the TX aggregation of ncm.c's cdc_ncm) in kec.
+ */
+int usbeth_coalesce_read(struct net_device *dev, struct ethtool_coalesce *ec,
+			 struct kernel_ethtool_coalesce *kec, bool ops_held)
 {
-	struct kernel_ethtool_coalesce kec;
 	int err;
 
 	err = usbeth_ethtool_begin(dev, ops_held);
 	if (err)
 		return err;
-	err = coal_read(dev, ec, &kec);
+	err = coal_read(dev, ec, kec);
 	usbeth_ethtool_complete(dev, ops_held);
+	return err;
+}
+
+/*
+ * One change of dev's coalesce setting, as ethtool -C makes it: the whole
+ * setting read, edit(ec, kec, arg) changes its fields, one set_coalesce()
+ * (the driver validates the whole new setting, never an intermediate one),
+ * one notification, told to listeners under the ops lock as ethtool does.
+ */
+int usbeth_coalesce_update(struct net_device *dev, usbeth_coalesce_edit_t edit,
+			   const void *arg, struct netlink_ext_ack *extack)
+{
+	struct kernel_ethtool_coalesce kec;
+	struct ethtool_coalesce ec;
+	int err;
+
+	err = usbeth_ethtool_begin(dev, false);
+	if (err)
+		return err;
+	err = coal_read(dev, &ec, &kec);
+	if (!err) {
+		edit(&ec, &kec, arg);
+		err = dev->ethtool_ops->set_coalesce(dev, &ec, &kec, extack);
+	}
+	if (!err)
+		usbeth_ethtool_notify(dev, ETHTOOL_MSG_COALESCE_NTF);
+	usbeth_ethtool_complete(dev, false);
 	return err;
 }
 
@@ -124,11 +154,12 @@ static int coal_read_once(struct net_device *dev, struct ethtool_coalesce *ec,
  */
 int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals, bool ops_held)
 {
+	struct kernel_ethtool_coalesce kec;
 	struct ethtool_coalesce ec;
 	unsigned int i;
 	int err;
 
-	err = coal_read_once(dev, &ec, ops_held);
+	err = usbeth_coalesce_read(dev, &ec, &kec, ops_held);
 	if (err)
 		return err;
 	for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
@@ -139,10 +170,11 @@ int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals, bool ops_held)
 static int coal_get(struct net_device *dev, int attr, unsigned int queue,
 		    u32 *val)
 {
+	struct kernel_ethtool_coalesce kec;
 	struct ethtool_coalesce ec;
 	int err;
 
-	err = coal_read_once(dev, &ec, false);
+	err = usbeth_coalesce_read(dev, &ec, &kec, false);
 	if (!err)
 		*val = *coal_field(&ec, attr);
 	return err;
@@ -162,40 +194,39 @@ static const char *coal_name(int attr)
 	}
 }
 
+struct coal_group {
+	const int *attrs;
+	const u32 *vals;
+	unsigned int n;
+};
+
+static void coal_group_edit(struct ethtool_coalesce *ec,
+			    struct kernel_ethtool_coalesce *kec, const void *arg)
+{
+	const struct coal_group *g = arg;
+	unsigned int i;
+
+	for (i = 0; i < g->n; i++)
+		*coal_field(ec, g->attrs[i]) = g->vals[i];
+}
+
 /*
- * One SET's coalesce knobs, as ethtool -C makes them: one read, every field
- * changed, one set_coalesce() (the driver validates the whole new setting,
- * e.g. stmmac refuses tx-usecs 0 with tx-frames 0, never an intermediate
- * one), one notification.
+ * One SET's coalesce knobs in one change (usbeth_coalesce_update()), so
+ * the driver judges them together: e.g. stmmac refuses tx-usecs 0 with
+ * tx-frames 0.
  */
 static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 			  const u32 *vals, unsigned int n,
 			  const struct nlattr *nla)
 {
-	const struct ethtool_ops *ops = req->dev->ethtool_ops;
-	struct kernel_ethtool_coalesce kec;
-	struct ethtool_coalesce ec;
-	unsigned int i;
+	const struct coal_group g = { .attrs = attrs, .vals = vals, .n = n };
 	int err;
 
-	err = usbeth_ethtool_begin(req->dev, false);
-	if (err)
-		goto refused;
-	err = coal_read(req->dev, &ec, &kec);
-	if (!err) {
-		for (i = 0; i < n; i++)
-			*coal_field(&ec, attrs[i]) = vals[i];
-		err = ops->set_coalesce(req->dev, &ec, &kec, req->extack);
-	}
-	/* listeners are told under the ops lock, as ethtool does */
+	err = usbeth_coalesce_update(req->dev, coal_group_edit, &g,
+				     req->extack);
 	if (!err)
-		usbeth_ethtool_notify(req->dev, ETHTOOL_MSG_COALESCE_NTF);
-	usbeth_ethtool_complete(req->dev, false);
-	if (err)
-		goto refused;
-	return 0;
+		return 0;
 
-refused:
 	if (req->extack && req->extack->_msg)
 		return err;	/* the driver said why */
 	/* the first knob of the group, and how many came with it */

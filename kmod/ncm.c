@@ -154,51 +154,63 @@ static u32 *ncm_coal_field(struct kernel_ethtool_coalesce *kec, int attr)
 #endif
 }
 
+struct ncm_coal_set {
+	int attr;
+	u32 val;
+};
+
+static void ncm_coal_edit(struct ethtool_coalesce *ec,
+			  struct kernel_ethtool_coalesce *kec, const void *arg)
+{
+	const struct ncm_coal_set *c = arg;
+
+	*ncm_coal_field(kec, c->attr) = c->val;
+}
+
 /*
  * Reads (val) or writes (set: req) knob attr through the driver's ethtool
- * operations, between usbeth_ethtool_begin() and _complete() as ethtool's
- * own requests call them: a write reads the whole setting, changes the one
- * field and hands it back, and ethtool's listeners are told. cdc_ncm's
- * netdevs are not ops-locked (usbnet asks for no instance lock), so taking
- * it here never waits on the NETDEV_REGISTER notifier's. Under rtnl
- * (usbeth_ncm_ethtool()), as ethtool core calls them.
+ * operations, as ethtool's own requests call them: tx_max and the timer
+ * through coalesce.c's read and change of the whole coalesce setting,
+ * rx_max through ringparam, between usbeth_ethtool_begin() and
+ * _complete(), the whole setting read, the one field changed, and
+ * ethtool's listeners told. cdc_ncm's netdevs are not ops-locked (usbnet
+ * asks for no instance lock), so taking it here never waits on the
+ * NETDEV_REGISTER notifier's. Under rtnl (usbeth_ncm_ethtool()), as
+ * ethtool core calls them.
  */
 static int ncm_ethtool_rw(struct net_device *dev, int attr, u32 *val,
 			  const struct usbeth_req *req)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
 	struct kernel_ethtool_ringparam kring = {};
-	struct kernel_ethtool_coalesce kec = {};
+	struct kernel_ethtool_coalesce kec;
 	struct ethtool_ringparam ring = {};
-	struct ethtool_coalesce ec = {};
+	struct ethtool_coalesce ec;
 	int err;
+
+	if (attr != USBETH_A_NTB_RX_MAX) {
+		const struct ncm_coal_set c = { .attr = attr, .val = *val };
+
+		if (req)
+			return usbeth_coalesce_update(dev, ncm_coal_edit, &c,
+						      req->extack);
+		err = usbeth_coalesce_read(dev, &ec, &kec, false);
+		if (!err)
+			*val = *ncm_coal_field(&kec, attr);
+		return err;
+	}
 
 	err = usbeth_ethtool_begin(dev, false);
 	if (err)
 		return err;
-	if (attr == USBETH_A_NTB_RX_MAX) {
-		ops->get_ringparam(dev, &ring, &kring, NULL);
-		if (!req) {
-			*val = kring.rx_buf_len;
-		} else {
-			kring.rx_buf_len = *val;
-			err = ops->set_ringparam(dev, &ring, &kring,
-						 req->extack);
-			if (!err)
-				usbeth_ethtool_notify(dev,
-						      ETHTOOL_MSG_RINGS_NTF);
-		}
+	ops->get_ringparam(dev, &ring, &kring, NULL);
+	if (!req) {
+		*val = kring.rx_buf_len;
 	} else {
-		err = ops->get_coalesce(dev, &ec, &kec, NULL);
-		if (!err && !req) {
-			*val = *ncm_coal_field(&kec, attr);
-		} else if (!err) {
-			*ncm_coal_field(&kec, attr) = *val;
-			err = ops->set_coalesce(dev, &ec, &kec, req->extack);
-			if (!err)
-				usbeth_ethtool_notify(dev,
-						      ETHTOOL_MSG_COALESCE_NTF);
-		}
+		kring.rx_buf_len = *val;
+		err = ops->set_ringparam(dev, &ring, &kring, req->extack);
+		if (!err)
+			usbeth_ethtool_notify(dev, ETHTOOL_MSG_RINGS_NTF);
 	}
 	usbeth_ethtool_complete(dev, false);
 	return err;

@@ -18,6 +18,7 @@
 #ifndef _USBETH_H
 #define _USBETH_H
 
+#include <linux/ethtool.h>
 #include <linux/netdevice.h>
 #include <linux/usb/ch9.h>
 #include <net/genetlink.h>
@@ -183,6 +184,13 @@ u32 usbeth_coalesce_caps(struct net_device *dev);
 int usbeth_ethtool_begin(struct net_device *dev, bool ops_held);
 void usbeth_ethtool_complete(struct net_device *dev, bool ops_held);
 int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals, bool ops_held);
+int usbeth_coalesce_read(struct net_device *dev, struct ethtool_coalesce *ec,
+			 struct kernel_ethtool_coalesce *kec, bool ops_held);
+typedef void (*usbeth_coalesce_edit_t)(struct ethtool_coalesce *ec,
+				       struct kernel_ethtool_coalesce *kec,
+				       const void *arg);
+int usbeth_coalesce_update(struct net_device *dev, usbeth_coalesce_edit_t edit,
+			   const void *arg, struct netlink_ext_ack *extack);
 #define USBETH_COAL_CAPS (USBETH_CAP_COAL_TX_USECS | USBETH_CAP_COAL_TX_FRAMES | \
 			  USBETH_CAP_COAL_RX_USECS | USBETH_CAP_COAL_RX_FRAMES)
 extern const struct usbeth_knob usbeth_coalesce_knobs[4];
