@@ -16,7 +16,8 @@
 #                        kernel (7.3 rebuilt from Debian's source with
 #                        lockdep, KASAN, kmemleak, ref trackers, failslab,
 #                        netdevsim: scripts/build-debug-kernel.sh, built
-#                        once and cached)
+#                        once and cached; DEBUG_FLAVOUR=debug-fixed: the
+#                        same with upstream/'s kernel fixes)
 #   make bench           benchmarks in the VM: figures and ratios, no asserts
 #   make install         PREFIX=/usr/local DESTDIR=: the files the Debian
 #                        packages hold, laid out the same way: the library
@@ -38,6 +39,7 @@
 #                        when the two differ)
 
 KERNELS ?=
+DEBUG_FLAVOUR ?= debug
 export KERNELS
 KLABELS := $(shell KERNELS='$(KERNELS)' scripts/kernel-env.sh --list 2>/dev/null)
 V ?= 0
@@ -94,7 +96,7 @@ check: all
 	selftests/check.sh
 
 check-debug: userspace
-	selftests/check.sh --debug
+	DEBUG_FLAVOUR=$(DEBUG_FLAVOUR) selftests/check.sh --debug
 
 bench: all
 	for k in $(KLABELS); do \

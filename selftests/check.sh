@@ -21,6 +21,8 @@
 # a debug kernel (selftests/Makefile: DEBUG_TEST_PROGS) on the debug kernel
 # (scripts/build-debug-kernel.sh builds it, once), where lockdep, KASAN,
 # kmemleak, debug objects and the reference trackers fail the run.
+# DEBUG_FLAVOUR=debug-fixed runs it on the debug kernel with upstream/'s
+# fixes instead (build-debug-kernel.sh debug-fixed).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -39,8 +41,13 @@ tally() { # tally KTAP_FILE
 
 if [ $debug -eq 1 ]; then
 	echo "== the debug kernel"
-	"$top/scripts/build-debug-kernel.sh" || { echo "not ok debug_kernel # it did not build"; exit 1; }
-	dk=$(sed -n "s/^KLABEL='\(.*\)'\$/\1/p" "${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth}"/kernels/*_debug.env | head -n1)
+	flavour=${DEBUG_FLAVOUR:-debug}
+	case $flavour in
+	debug | debug-fixed) ;;
+	*) echo "not ok debug_kernel # DEBUG_FLAVOUR=$flavour: debug or debug-fixed"; exit 1 ;;
+	esac
+	"$top/scripts/build-debug-kernel.sh" "$flavour" || { echo "not ok debug_kernel # it did not build"; exit 1; }
+	dk=$(sed -n "s/^KLABEL='\(.*\)'\$/\1/p" "${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth}"/kernels/*_"$flavour".env | head -n1)
 	echo "== the module for $dk"
 	"$top/scripts/build-kmod.sh" "$dk" || { echo "not ok kmod@$dk # it did not build"; exit 1; }
 	# KASAN and lockdep under TCG: everything takes longer
