@@ -16,6 +16,9 @@
 #                upstream/ (its *.patch files but the cover letter), the
 #                fixes of the kernel bugs docs/kernel-bugs.md describes
 #   debug-fixed  both
+#   kcsan        scripts/kcsan-kernel.config: the data-race detector,
+#                which excludes KASAN, so a configuration of its own
+#   kcsan-fixed  kcsan on the patched source
 #
 #   build-debug-kernel.sh [-f] [FLAVOUR]   -f: rebuild even when cached;
 #                                          FLAVOUR: debug (default)
@@ -45,7 +48,8 @@ case $flavour in
 debug) frags+=("$top/scripts/debug-kernel.config") ;;
 fixed) ;;
 debug-fixed) frags+=("$top/scripts/debug-kernel.config") ;;
-*) echo "usage: build-debug-kernel.sh [-f] [debug|fixed|debug-fixed]" >&2; exit 2 ;;
+kcsan | kcsan-fixed) frags+=("$top/scripts/kcsan-kernel.config") ;;
+*) echo "usage: build-debug-kernel.sh [-f] [debug|fixed|debug-fixed|kcsan|kcsan-fixed]" >&2; exit 2 ;;
 esac
 case $flavour in
 *fixed)

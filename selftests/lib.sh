@@ -309,12 +309,12 @@ ncm_func_make() {
 # bind binding again (a BUG in register_netdevice), the full-speed download
 # stall (bench/data.sh), the NTB kept across a disconnect (a gadget kept
 # down across plugs). scripts/build-debug-kernel.sh builds such kernels
-# (flavours fixed and debug-fixed) only with the patches applied, and names
-# them by it: their release ends in "-usbeth-fixed" or
-# "-usbeth-debug-fixed". Every other kernel is taken to have the bugs.
+# (flavours fixed, debug-fixed and kcsan-fixed) only with the patches
+# applied, and names them by it: their release ends in "-usbeth-fixed" or
+# "-usbeth-FLAVOUR-fixed". Every other kernel is taken to have the bugs.
 kernel_fixed() {
 	case ${1:-$(uname -r)} in
-	*-usbeth-fixed | *-usbeth-debug-fixed) return 0 ;;
+	*-usbeth-fixed | *-usbeth-*-fixed) return 0 ;;
 	esac
 	return 1
 }

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 source "$here/../lib.sh"
 judge=$here/../vm/kmemleak-known.sh
-ktap_plan 10
+ktap_plan 12
 fixed() { kernel_fixed "$1" && echo yes || echo no; }
 ktap_expect_eq stock_6_1 "$(fixed 6.1.0-57-amd64)" no
 ktap_expect_eq stock_7_3 "$(fixed 7.3.4+deb13-amd64)" no
@@ -17,6 +17,8 @@ ktap_expect_eq stock_7_3_rt "$(fixed 7.3.4+deb13-rt-amd64)" no
 ktap_expect_eq debug "$(fixed 7.3.4-usbeth-debug)" no
 ktap_expect_eq fixed "$(fixed 7.3.4-usbeth-fixed)" yes
 ktap_expect_eq debug_fixed "$(fixed 7.3.4-usbeth-debug-fixed)" yes
+ktap_expect_eq kcsan "$(fixed 7.3.4-usbeth-kcsan)" no
+ktap_expect_eq kcsan_fixed "$(fixed 7.3.4-usbeth-kcsan-fixed)" yes
 ktap_expect_eq fixed_elsewhere "$(fixed 7.3.4-usbeth-fixed-foo)" no
 "$judge" "$here/klog/kmemleak-known.txt" 7.3.4-usbeth-debug > /dev/null
 ktap_expect_eq debug_sets_gadget_leak_aside $? 0

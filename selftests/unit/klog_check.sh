@@ -7,9 +7,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 source "$here/../lib.sh"
 chk=$here/../vm/check-klog.sh
-ktap_plan 10
+ktap_plan 12
 ktap_check clean_log_passes "$chk" "$here/klog/clean.log"
-for k in warn warn7 leak oops lockdep hung kasan reftracker; do
+for k in warn warn7 leak oops lockdep hung kasan reftracker kcsan; do
 	if out=$("$chk" "$here/klog/$k.log"); then
 		ktap_fail "catches_$k" "not caught"
 	elif [ -z "$out" ]; then
@@ -21,4 +21,7 @@ done
 # kmemleak's summary line is left to the guest, which reads the report and
 # sets the kernel's known leaks aside (vm/kmemleak-known.sh)
 ktap_check kmemleak_summary_left_to_guest "$chk" "$here/klog/kmemleak.log"
+# the data-race kernel's reports of races usbeth has no part in are listed,
+# not counted
+ktap_check kcsan_elsewhere_not_counted "$chk" "$here/klog/kcsan-elsewhere.log"
 ktap_finish
