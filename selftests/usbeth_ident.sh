@@ -12,7 +12,8 @@
 # device's addition, removal and power transition waits for: an
 # unprivileged loop of GETs walks at most ten times a second
 # (GADGET_IDENT_TTL), counted by a kprobe on the walk (dpm_for_each_dev),
-# and a GET right after an unbind does not get the copy of before it.
+# and a GET right after an unbind does not get the copy of before it, even
+# when nothing but the netdev's parent changed (the host let go first).
 source "$(dirname "$0")/lib.sh"
 
 KO=$(ksft_helper fake_gadget.ko)
@@ -26,7 +27,7 @@ cleanup() {
 	ncm_teardown
 }
 trap cleanup EXIT
-ktap_plan 13
+ktap_plan 15
 [ -r "$KO" ] || env_missing "no helper module $KO (make, or the kselftest install)"
 
 ncm_setup -s super
@@ -74,5 +75,49 @@ NCM_HOST_IF=
 ktap_expect_eq unbound_has_no_udc "$(sed -n 's/^role=//p; s/^gadget_udc=//p' <<< "$out" | tr '\n' ' ')" "usb-gadget "
 ncm_plug
 ktap_expect_eq rebound_udc_again "$(ue_field "$G" "$D" gadget_udc)" "$NCM_UDC"
+
+# The parent alone keys the copy too. The host lets the gadget go first
+# (soft disconnect: the carrier drops then), so the unbind changes the
+# netdev's parent and no carrier count. Decisive when both GETs walked, less
+# than the copy's life apart (GADGET_IDENT_TTL, 100 ms, less a jiffy's
+# slack; the trace's times of the two walks): the second GET came while the
+# copy was fresh, and only the parent can have sent it to read again. The
+# netdev is
+# down first, so that the carrier's drop sends no late notification (link
+# watch notifies only for a device that is up), whose walk would refresh
+# the copy between the GETs.
+carrier_changes() { sysfs_of "$G" "$D" carrier_changes; }
+# walk_times: the trace's times (us) of the walks since it was cleared
+walk_times() {
+	awk '{ for (i = 2; i <= NF; i++) if ($i == "dpm:") { t = $(i - 1); sub(/:$/, "", t); printf "%d\n", t * 1000000 } }' "$T/trace"
+}
+ttl_ms=90 decisive=0 fresh=0 valid=0 tries=0
+while [ $tries -lt 8 ] && [ $decisive -eq 0 ]; do
+	tries=$((tries + 1))
+	[ -n "$NCM_HOST_IF" ] || ncm_plug
+	ip -n "$G" link set dev "$D" down
+	echo disconnect > "/sys/class/udc/$NCM_UDC/soft_connect" ||
+		bail "cannot disconnect $NCM_UDC"
+	"$NLWAIT" -N "$NCM_HOST_NS" -t 30 gone "$NCM_HOST_IF" ||
+		bail "host side $NCM_HOST_IF did not go away on the soft disconnect"
+	NCM_HOST_IF=
+	c0=$(carrier_changes)
+	echo > "$T/trace"
+	out=$(nsenter --net="/run/netns/$G" "$USBETHCTL" get -n 2 -b "echo '' > $NCM_GADGET/UDC" "$D") ||
+		bail "cannot unbind the gadget"
+	mapfile -t wt < <(walk_times)
+	c1=$(carrier_changes)
+	n=${#wt[@]} ms=-1
+	[ "$n" -eq 2 ] && ms=$(((wt[1] - wt[0]) / 1000))
+	echo "# parent only, try $tries: carrier changes $c0 -> $c1, $n walks, $ms ms apart, second GET: $(grep -c '^gadget_udc=' <<< "$out") UDC"
+	[ "$c0" = "$c1" ] || continue
+	valid=$((valid + 1))
+	# the second GET, the one printed, saw no UDC
+	grep -q '^gadget_udc=' <<< "$out" || fresh=$((fresh + 1))
+	[ "$n" -eq 2 ] && [ "$ms" -lt $ttl_ms ] && decisive=1
+done
+ktap_check parent_change_reads_afresh test "$valid" -gt 0 -a "$fresh" -eq "$valid"
+ktap_check parent_change_within_copy_life test "$decisive" -eq 1
+[ -n "$NCM_HOST_IF" ] || ncm_plug
 ktap_check helper_unloads rmmod fake_gadget
 ktap_finish
