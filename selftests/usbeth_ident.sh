@@ -68,7 +68,7 @@ ktap_check unprivileged_loop_walks_bounded test "$n" -le "$most" -a "$n" -lt $GE
 # afresh. The gadget netdev goes down first, as ncm_unplug has it. (nsenter,
 # not ip netns exec, whose fresh /sys has no configfs.)
 ip -n "$G" link set dev "$D" down
-out=$(nsenter --net="/run/netns/$G" "$USBETHCTL" get -n 2 -b "echo '' > $NCM_GADGET/UDC" "$D") ||
+out=$(nsenter --net="/run/netns/$G" "$USBETHCTL" get -n 2 -W "$NCM_GADGET/UDC=" "$D") ||
 	bail "cannot unbind the gadget"
 "$NLWAIT" -N "$NCM_HOST_NS" -t 30 gone "$NCM_HOST_IF" || bail "host side $NCM_HOST_IF did not go away"
 NCM_HOST_IF=
@@ -103,7 +103,7 @@ while [ $tries -lt 8 ] && [ $decisive -eq 0 ]; do
 	NCM_HOST_IF=
 	c0=$(carrier_changes)
 	echo > "$T/trace"
-	out=$(nsenter --net="/run/netns/$G" "$USBETHCTL" get -n 2 -b "echo '' > $NCM_GADGET/UDC" "$D") ||
+	out=$(nsenter --net="/run/netns/$G" "$USBETHCTL" get -n 2 -W "$NCM_GADGET/UDC=" "$D") ||
 		bail "cannot unbind the gadget"
 	mapfile -t wt < <(walk_times)
 	c1=$(carrier_changes)

@@ -4,7 +4,10 @@
  * for the VM tests. Not the user CLI (that is ip-extensions/).
  *
  *   usbethctl family              family=usbeth id=N version=V monitor_group=G
- *   usbethctl get DEV             key=value per line, present fields only
+ *   usbethctl get [-n COUNT] [-b CMD] [-W FILE=VALUE] DEV
+ *                                 key=value per line, present fields only
+ *                                 (of the last of COUNT GETs; CMD, or the
+ *                                 write of VALUE to FILE, after the first)
  *   usbethctl dump                one line per netdev (bql_queues=N where it
  *                                 has BQL state), then count=N redone=R
  *   usbethctl dumpcount [-b CMD]  count=N redone=R (R: times the dump was
@@ -61,6 +64,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -81,7 +85,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s family\n"
-		"       %s get [-n COUNT] [-b CMD] DEV\n"
+		"       %s get [-n COUNT] [-b CMD] [-W FILE=VALUE] DEV\n"
 		"       %s dump\n"
 		"       %s dumpcount [-b CMD]\n"
 		"       %s set [-e] [-f N] [-w] DEV KEY=VALUE...\n"
@@ -363,12 +367,45 @@ static int cmd_family(int argc, char **argv)
 }
 
 /*
+ * "FILE=VALUE": VALUE and a newline written to FILE in one write(2), as
+ * echo would, without a shell; false (errno set) when it failed.
+ */
+static bool write_file(const char *arg)
+{
+	const char *eq = strrchr(arg, '=');
+	char path[PATH_MAX], buf[256];
+	bool ok;
+	int fd, n;
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(path)) {
+		errno = EINVAL;
+		return false;
+	}
+	memcpy(path, arg, eq - arg);
+	path[eq - arg] = '\0';
+	n = snprintf(buf, sizeof(buf), "%s\n", eq + 1);
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		errno = E2BIG;
+		return false;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = write(fd, buf, n) == n;
+	if (close(fd))
+		ok = false;
+	return ok;
+}
+
+/*
  * get -n COUNT: COUNT GETs on one socket, the last one printed. -b CMD: CMD
- * (sh -c) runs right after the first GET, before the next one.
+ * (sh -c) runs right after the first GET, before the next one. -W
+ * FILE=VALUE: the same with a write of VALUE to FILE, with no process
+ * started in between.
  */
 static int cmd_get(int argc, char **argv)
 {
-	const char *between = NULL;
+	const char *between = NULL, *wr = NULL;
 	struct usbeth_dev d;
 	struct devarg dev;
 	struct usbeth *u;
@@ -376,9 +413,11 @@ static int cmd_get(int argc, char **argv)
 	int opt, err;
 
 	optind = 1;
-	while ((opt = getopt(argc, argv, "n:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:b:W:")) != -1) {
 		if (opt == 'b')
 			between = optarg;
+		else if (opt == 'W')
+			wr = optarg;
 		else if (opt != 'n' || !parse_u32(optarg, &count) || !count)
 			usage();
 	}
@@ -394,6 +433,10 @@ static int cmd_get(int argc, char **argv)
 			usbeth_dev_free(&d);
 		if (i == 0 && between && system(between) != 0)
 			usage_err("-b: '%s' failed", between);
+		if (i == 0 && wr && !write_file(wr)) {
+			fprintf(stderr, "%s: -W %s: %s\n", prog, wr, strerror(errno));
+			exit(2);
+		}
 	}
 	print_dev(&d);
 	usbeth_dev_free(&d);
