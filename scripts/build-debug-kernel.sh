@@ -185,6 +185,12 @@ mkdir -p "$root$obj_in"
 		sort -u | sed 's/$/ 16384 0/'
 } > "$root$obj_in/usbeth.lsmod"
 
+# a build from scratch is what docs/testing.md reports; a rebuild on top of
+# earlier objects (a fragment or patch change, an interrupted build) says
+# so. Looked at before configuring, which builds kconfig's own objects.
+full=1
+[ -z "$(find "$root$obj_in" -name '*.o' -print -quit)" ] || full=0
+
 kmake() { # kmake ARGS...: make in the source tree, objects in $obj_in
 	in_root make -C "$psrc_in" O="$obj_in" CC="${KCC%% *}" HOSTCC="${KCC%% *}" "$@"
 }
@@ -210,10 +216,6 @@ while IFS= read -r l; do
 	esac
 done < "$root$obj_in/usbeth.config"
 [ $bad -eq 0 ] || die "the fragments did not apply (see above)"
-# a build from scratch is what docs/testing.md reports; a rebuild on top of
-# earlier objects (a fragment or patch change, an interrupted build) says so
-full=1
-[ -z "$(find "$root$obj_in" -name '*.o' -print -quit)" ] || full=0
 jobs=$(nproc)
 say "building $abi with $jobs jobs${patches[0]:+, ${#patches[@]} patches applied} (about half an hour on 2 cores; log: $root$obj_in/build.log)"
 t0=$SECONDS
