@@ -82,10 +82,9 @@ ktap_expect_eq rebound_udc_again "$(ue_field "$G" "$D" gadget_udc)" "$NCM_UDC"
 # than the copy's life apart (GADGET_IDENT_TTL, 100 ms, less a jiffy's
 # slack; the trace's times of the two walks): the second GET came while the
 # copy was fresh, and only the parent can have sent it to read again. The
-# netdev is
-# down first, so that the carrier's drop sends no late notification (link
-# watch notifies only for a device that is up), whose walk would refresh
-# the copy between the GETs.
+# netdev is down first, so that the carrier's drop sends no late
+# notification (link watch notifies only for a device that is up), whose
+# walk would refresh the copy between the GETs.
 carrier_changes() { sysfs_of "$G" "$D" carrier_changes; }
 # walk_times: the trace's times (us) of the walks since it was cleared
 walk_times() {
