@@ -5,8 +5,9 @@
 # which a hotplug keeps busy (registration, the peer's link watch, IPv6
 # autoconf): the values go straight to the driver's own sysfs-style paths.
 # Devices that need rtnl (a gadget: u_ether reparents it under rtnl; a
-# cdc_ncm whose knobs are ethtool settings, upstream/0005) still take it. A helper module, selftests/kmod/rtnl_hold.ko, has a kernel thread
-# hold rtnl; what is checked is the order of events, not times.
+# cdc_ncm whose knobs are ethtool settings, upstream/0005) still take it.
+# A helper module, selftests/kmod/rtnl_hold.ko, has a kernel thread hold
+# rtnl; what is checked is the order of events, not times.
 source "$(dirname "$0")/lib.sh"
 
 KO=$(ksft_helper rtnl_hold.ko)
@@ -25,12 +26,14 @@ ktap_plan 10
 # waits_for_rtnl PID: wait until task PID sleeps in usbeth_hold(), where the
 # only thing that sleeps is its rtnl_lock(): the first frame of its kernel
 # stack that is not the lock's own (none are shown for a mutex; PREEMPT_RT
-# makes rtnl an rt_mutex, whose frames are) is usbeth_hold. A task blocking
-# on a mutex sends no event: this polls, bounded.
+# makes rtnl an rt_mutex, whose frames are; rtnl_lock() itself shows where
+# instrumentation, KCSAN's, keeps it from tail-calling the mutex) is
+# usbeth_hold. A task blocking on a mutex sends no event: this polls,
+# bounded.
 waits_for_rtnl() {
 	local i
 	for ((i = 0; i < 600; i++)); do
-		grep -vE '\] (__)?(rt_mutex|mutex|schedule|rwbase)' "/proc/$1/stack" 2>/dev/null |
+		grep -vE '\] (__)?(rt_mutex|mutex|schedule|rwbase|rtnl_lock)' "/proc/$1/stack" 2>/dev/null |
 			head -n1 | grep -q ' usbeth_hold+.*\[usbeth\]' && return 0
 		kill -0 "$1" 2>/dev/null || break
 		sleep 0.05
