@@ -15,11 +15,11 @@
 #   - every name in a reply or notification is one the device really had,
 #     whole, though renames race the requests.
 #
-#   netns U, in a user ns of its own where one can be made (the caller:
-#   that user ns's root, CAP_NET_ADMIN over U only; a chroot, as the usbeth
-#   VM's root is, cannot make one: there the caller is root in a plain
-#   netns, and what is checked is the same: nothing it sends lands on the
-#   device while the device is out of U)
+#   netns U, in a user ns of its own (the caller: that user ns's root,
+#   CAP_NET_ADMIN over U only; where none can be made, in a chroot or with
+#   user namespaces turned off, the caller is root in a plain netns, and
+#   what is checked is the same: nothing it sends lands on the device while
+#   the device is out of U)
 #     usbethctl loop IFINDEX (SET ntb_rx_max, tx_timer_usecs; GET)
 #     usbethctl monitor
 #   netns ncm-host (owned by the initial user ns)

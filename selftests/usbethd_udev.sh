@@ -41,8 +41,8 @@ need_usbeth_prog USBETH_CLI
 	env_missing "no systemd-udevd (Debian: apt-get install udev)"
 [ -e /lib/systemd/network/73-usb-net-by-mac.link ] ||
 	env_missing "no 73-usb-net-by-mac.link (Debian's udev renames USB NICs with it)"
-# The tests run chrooted into the host's root (vm/init): udevadm and udevd
-# would take that for a container build and ignore their requests.
+# The tests' root is not PID 1's (vm/init keeps the initramfs as its own):
+# udevadm and udevd would take that for a chroot and ignore their requests.
 export SYSTEMD_IGNORE_CHROOT=1
 source "$(dirname "$0")/usbethd_lib.sh"
 
