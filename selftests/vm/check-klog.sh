@@ -73,6 +73,6 @@ function judge() {
 { sub(/\r$/, "") }	# a serial console ends its lines with CR LF
 /BUG: KCSAN: / { judge(); head = NR ":" $0; ours = 0; next }
 head != "" && /\[usbeth\]/ { ours = 1 }
-head != "" && /={20,}/ { judge() }
+head != "" && /====================/ { judge() }
 END { judge() }' "$log" | grep . && bad=1
 exit $bad
