@@ -4,10 +4,10 @@
  * for the VM tests. Not the user CLI (that is ip-extensions/).
  *
  *   usbethctl family              family=usbeth id=N version=V monitor_group=G
- *   usbethctl get [-n COUNT] [-b CMD] [-W FILE=VALUE] DEV
+ *   usbethctl get [-n COUNT] [-W FILE=VALUE] DEV
  *                                 key=value per line, present fields only
- *                                 (of the last of COUNT GETs; CMD, or the
- *                                 write of VALUE to FILE, after the first)
+ *                                 (of the last of COUNT GETs; VALUE written
+ *                                 to FILE after the first)
  *   usbethctl dump                one line per netdev (bql_queues=N where it
  *                                 has BQL state), then count=N redone=R
  *   usbethctl dumpcount [-b CMD]  count=N redone=R (R: times the dump was
@@ -85,7 +85,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s family\n"
-		"       %s get [-n COUNT] [-b CMD] [-W FILE=VALUE] DEV\n"
+		"       %s get [-n COUNT] [-W FILE=VALUE] DEV\n"
 		"       %s dump\n"
 		"       %s dumpcount [-b CMD]\n"
 		"       %s set [-e] [-f N] [-w] DEV KEY=VALUE...\n"
@@ -398,14 +398,13 @@ static bool write_file(const char *arg)
 }
 
 /*
- * get -n COUNT: COUNT GETs on one socket, the last one printed. -b CMD: CMD
- * (sh -c) runs right after the first GET, before the next one. -W
- * FILE=VALUE: the same with a write of VALUE to FILE, with no process
- * started in between.
+ * get -n COUNT: COUNT GETs on one socket, the last one printed. -W
+ * FILE=VALUE: VALUE written to FILE right after the first GET, before the
+ * next one, with no process started in between.
  */
 static int cmd_get(int argc, char **argv)
 {
-	const char *between = NULL, *wr = NULL;
+	const char *wr = NULL;
 	struct usbeth_dev d;
 	struct devarg dev;
 	struct usbeth *u;
@@ -413,10 +412,8 @@ static int cmd_get(int argc, char **argv)
 	int opt, err;
 
 	optind = 1;
-	while ((opt = getopt(argc, argv, "n:b:W:")) != -1) {
-		if (opt == 'b')
-			between = optarg;
-		else if (opt == 'W')
+	while ((opt = getopt(argc, argv, "n:W:")) != -1) {
+		if (opt == 'W')
 			wr = optarg;
 		else if (opt != 'n' || !parse_u32(optarg, &count) || !count)
 			usage();
@@ -431,8 +428,6 @@ static int cmd_get(int argc, char **argv)
 			fail(u, "get", dev.arg, err);
 		if (i + 1 < count)
 			usbeth_dev_free(&d);
-		if (i == 0 && between && system(between) != 0)
-			usage_err("-b: '%s' failed", between);
 		if (i == 0 && wr && !write_file(wr)) {
 			fprintf(stderr, "%s: -W %s: %s\n", prog, wr, strerror(errno));
 			exit(2);
