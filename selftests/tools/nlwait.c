@@ -11,6 +11,9 @@
  *   nlwait [-N NETNS] [-t SECONDS] -c COUNT driver DRIVER
  *                                 exactly COUNT netdevs bound to DRIVER
  *                                 exist (0: none); prints their names
+ *   nlwait [-N NETNS] [-t SECONDS] usbserial SERIAL  a netdev of a USB device
+ *                                 whose serial number is SERIAL exists; prints
+ *                                 its name (sysfs as mounted: the initial netns)
  *   nlwait [-N NETNS] [-t SECONDS] exists IFNAME
  *   nlwait [-N NETNS] [-t SECONDS] gone IFNAME
  *   nlwait [-N NETNS] [-t SECONDS] carrier IFNAME  IFF_LOWER_UP is set
@@ -37,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum cond { C_DRIVER, C_EXISTS, C_GONE, C_CARRIER };
+enum cond { C_DRIVER, C_SERIAL, C_EXISTS, C_GONE, C_CARRIER };
 
 #define COUNT_MAX 1024
 
@@ -63,6 +66,22 @@ static int link_driver(int fd, const char *ifname, char *drv, size_t len)
 		return -1;
 	snprintf(drv, len, "%s", info.driver);
 	return 0;
+}
+
+/* whether IFNAME's USB device (its interface's parent) has SERIAL */
+static bool link_serial(const char *ifname, const char *serial)
+{
+	char path[PATH_MAX], buf[256];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device/../serial", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fgets(buf, sizeof(buf), f) && (buf[strcspn(buf, "\n")] = 0, !strcmp(buf, serial));
+	fclose(f);
+	return ok;
 }
 
 static int link_cb(const struct nlmsghdr *nlh, void *data)
@@ -96,6 +115,12 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		} else if (st->nfound < COUNT_MAX) {
 			snprintf(st->names[st->nfound], IFNAMSIZ, "%s", name);
 			st->nfound++;
+		}
+		break;
+	case C_SERIAL:
+		if (!st->met && link_serial(name, st->arg)) {
+			st->met = true;
+			snprintf(st->found, sizeof(st->found), "%s", name);
 		}
 		break;
 	case C_EXISTS:
@@ -191,7 +216,7 @@ static double now(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nlwait [-N NETNS] [-t SECONDS] { [-c COUNT] driver DRIVER | exists IFNAME | gone IFNAME | carrier IFNAME }\n");
+		"usage: nlwait [-N NETNS] [-t SECONDS] { [-c COUNT] driver DRIVER | usbserial SERIAL | exists IFNAME | gone IFNAME | carrier IFNAME }\n");
 	exit(2);
 }
 
@@ -236,6 +261,8 @@ int main(int argc, char **argv)
 		usage();
 	if (!strcmp(argv[optind], "driver"))
 		st.cond = C_DRIVER;
+	else if (!strcmp(argv[optind], "usbserial"))
+		st.cond = C_SERIAL;
 	else if (!strcmp(argv[optind], "exists"))
 		st.cond = C_EXISTS;
 	else if (!strcmp(argv[optind], "gone"))
@@ -297,7 +324,7 @@ int main(int argc, char **argv)
 			if (st.count >= 0)
 				for (i = 0; i < st.nfound; i++)
 					printf("%s\n", st.names[i]);
-			else if (st.cond == C_DRIVER)
+			else if (st.cond == C_DRIVER || st.cond == C_SERIAL)
 				printf("%s\n", st.found);
 			return 0;
 		}
