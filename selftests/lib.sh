@@ -811,6 +811,150 @@ unet_teardown() {
 	return 0
 }
 
+# ------------------------------------------- emulated USB devices ----
+# usbemu (tools/usbemu.c) plugs an emulated USB network device into the
+# kernel's USB/IP virtual host controller (vhci_hcd) and models the link
+# behind it (rate, delay, device buffer). Each device NAME gets a far side,
+# the TAP (a TUN for a raw-IP modem) "far0" in netns emu-NAME, where the
+# peer's stack runs:
+#
+#                                   vhci_hcd                netns emu-NAME
+#   ${EMU_IF[NAME]} (cdc_ether,  <== USB/IP ==> usbemu ==> far0 (TAP)
+#    cdc_ncm or qmi_wwan)          socketpair   buffer,     10.210.N.2/24
+#   10.210.N.1/24                               rate, delay
+#
+# The host netdev stays where the kernel registers it (the initial netns)
+# unless the test moves it. Its device's USB serial number is its MAC, so
+# it is found by serial (nlwait usbserial), however many are plugged.
+declare -A EMU_PID=() EMU_IF=() EMU_MAC=() EMU_N=() EMU_OUT=()
+EMU_COUNT=0
+
+# emu_setup: the modules the emulated devices need.
+emu_setup() {
+	local m
+	for m in vhci-hcd tun usbnet cdc_ether cdc_ncm qmi_wwan; do
+		modprobe "$m" || env_missing "cannot load $m (CONFIG_USBIP_VHCI_HCD, CONFIG_TUN, the USB network drivers)"
+	done
+	[ -w /sys/devices/platform/vhci_hcd.0/attach ] || env_missing "vhci_hcd has no attach file"
+	USBEMU=$(ksft_helper usbemu) || env_missing "no usbemu helper (make -C selftests/tools)"
+	FRAMES=$(ksft_helper frames.py) || env_missing "no frames.py helper"
+}
+
+# emu_plug NAME PERSONALITY [USBEMU_OPTION...]: plug a device in and wait
+# for its host netdev: ${EMU_IF[NAME]}. Its far netns is made anew.
+emu_plug() {
+	emu_start "$@"
+	emu_wait "$1"
+}
+
+# emu_start NAME PERSONALITY [USBEMU_OPTION...]: plug a device in, and do
+# not wait (several plugged at once: emu_start each, then emu_wait each).
+emu_start() {
+	local name=$1 pers=$2 n mac
+	shift 2
+	if [ -z "${EMU_N[$name]:-}" ]; then
+		EMU_COUNT=$((EMU_COUNT + 1))
+		EMU_N[$name]=$EMU_COUNT
+	fi
+	n=${EMU_N[$name]}
+	mac=$(printf '02:e0:00:00:%02x:%02x' $((n / 256)) $((n % 256)))
+	EMU_MAC[$name]=$mac
+	ip netns del "emu-$name" 2>/dev/null
+	ip netns add "emu-$name" || bail "cannot create netns emu-$name"
+	ip -n "emu-$name" link set lo up
+	EMU_OUT[$name]=/tmp/usbemu-$name.out
+	"$USBEMU" -n "emu-$name" -t far0 -m "$mac" -c "/tmp/usbemu-$name.sock" "$@" "$pers" \
+		> "${EMU_OUT[$name]}" 2>&1 &
+	EMU_PID[$name]=$!
+}
+
+# emu_wait NAME: the plugged device's host netdev, ${EMU_IF[NAME]}
+emu_wait() {
+	local name=$1
+	EMU_IF[$name]=$("$NLWAIT" -t 60 usbserial "${EMU_MAC[$name]//:/}") || {
+		sed 's/^/# usbemu: /' "${EMU_OUT[$name]}"
+		bail "no host netdev for the emulated device $name"
+	}
+}
+
+# emu_up NAME [HOST_NETNS]: addresses on both sides, both up; waits for the
+# host side's carrier (a CDC device's NETWORK_CONNECTION). The host netdev
+# moves into HOST_NETNS when one is named.
+emu_up() {
+	local name=$1 ns=${2:-} n=${EMU_N[$1]} if=${EMU_IF[$1]}
+	if [ -n "$ns" ]; then
+		ip link set dev "$if" netns "$ns" || bail "cannot move $if into $ns"
+	fi
+	# qmi_wwan takes a received 802.3 frame whose destination begins with
+	# 0x4- or 0x6- for an IP packet and puts a header before it; usbnet's
+	# random MAC can begin so (seen on 6.1: 6a:b4:...), so the modem's
+	# host side gets a fixed one
+	if [ "$(link_driver ${ns:+"$ns"} "$if")" = qmi_wwan ]; then
+		in_ns "$ns" ip link set dev "$if" address "$(printf '02:e1:00:00:%02x:%02x' $((n / 256)) $((n % 256)))"
+	fi
+	in_ns "$ns" ip addr add "10.210.$n.1/24" dev "$if"
+	ip -n "emu-$name" addr add "10.210.$n.2/24" dev far0
+	ip -n "emu-$name" link set far0 up
+	in_ns "$ns" ip link set dev "$if" up
+	"$NLWAIT" ${ns:+-N "$ns"} -t 30 carrier "$if" || bail "$if ($name) got no carrier"
+}
+
+# emu_addr NAME host|far: the address emu_up gave that side
+emu_addr() { [ "$2" = host ] && echo "10.210.${EMU_N[$1]}.1" || echo "10.210.${EMU_N[$1]}.2"; }
+
+# emu_ctl NAME COMMAND...: the device's control socket (usbemu ctl)
+emu_ctl() { local name=$1; shift; "$USBEMU" ctl "/tmp/usbemu-$name.sock" "$@"; }
+
+# emu_stat NAME KEY: one counter or setting of the device
+emu_stat() {
+	local kv
+	for kv in $(emu_ctl "$1" stats); do
+		[ "${kv%%=*}" = "$2" ] && { echo "${kv#*=}"; return 0; }
+	done
+	return 1
+}
+
+# emu_unplug NAME...: pull the devices out at once (each usbemu ends, its
+# socket closes, vhci_hcd disconnects the device) and wait for every host
+# netdev to go, wherever it is.
+emu_unplug() {
+	local name pids=()
+	for name in "$@"; do
+		[ -n "${EMU_PID[$name]:-}" ] && pids+=("${EMU_PID[$name]}")
+	done
+	[ ${#pids[@]} -gt 0 ] && kill -TERM "${pids[@]}" 2>/dev/null
+	for name in "$@"; do
+		[ -n "${EMU_PID[$name]:-}" ] || continue
+		wait "${EMU_PID[$name]}" 2>/dev/null
+		EMU_PID[$name]=''
+		if [ -n "${EMU_IF[$name]:-}" ]; then
+			__emu_gone "${EMU_IF[$name]}" || bail "${EMU_IF[$name]} ($name) did not go away on unplug"
+		fi
+		EMU_IF[$name]=''
+	done
+}
+
+# __emu_gone IFNAME: wait for IFNAME to go from every netns it may be in
+__emu_gone() {
+	local ns
+	for ns in "" $(ip netns list | awk '{ print $1 }'); do
+		in_ns "$ns" ip link show dev "$1" > /dev/null 2>&1 || continue
+		"$NLWAIT" ${ns:+-N "$ns"} -t 30 gone "$1" || return 1
+	done
+}
+
+# emu_teardown: every device pulled out, every far netns gone.
+emu_teardown() {
+	local name
+	emu_unplug "${!EMU_PID[@]}" 2>/dev/null
+	for name in "${!EMU_N[@]}"; do
+		ip netns del "emu-$name" 2>/dev/null
+		rm -f "/tmp/usbemu-$name.sock"
+	done
+	EMU_N=() EMU_IF=() EMU_PID=() EMU_MAC=() EMU_COUNT=0
+	return 0
+}
+
 # ------------------------------------------------- what is under test ----
 if [ -n "${USBETH_TOP:-}" ]; then
 	USBETH_CLI=${USBETH_CLI:-$USBETH_TOP/ip-extensions/usbeth}
