@@ -1391,6 +1391,8 @@ static void usage(FILE *f)
 	      "  -p, --port N                  the vhci_hcd port (default: the first free)\n"
 	      "      --ntb SIZE                NCM: dwNtbIn/OutMaxSize (ncm 16384, dock 65536)\n"
 	      "      --steps MS:UP:DOWN,...    cycle the rates (bit/s) through these steps\n"
+	      "      --usbip-fd FD             speak USB/IP on FD, attached to nothing (tests)\n"
+	      "      --far-fd FD               the far side is FD, a frame per datagram (tests)\n"
 	      "  and any KEY=VALUE of `set`: rate-up, rate-down (bit/s, 0 unlimited; k, M, G),\n"
 	      "  delay-us (one way), buf-up, buf-down (bytes), burst (bytes), mode=nak|bloat,\n"
 	      "  service-us (per bulk transfer)\n", f);
@@ -1408,13 +1410,15 @@ int main(int argc, char **argv)
 		{ "ctl", required_argument, NULL, 'c' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "ntb", required_argument, NULL, 'N' },
+		{ "usbip-fd", required_argument, NULL, 'U' },
+		{ "far-fd", required_argument, NULL, 'F' },
 		{ "steps", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *netns = NULL, *id = NULL, *mac = NULL, *steps = NULL;
 	uint64_t ntb = 0;
-	int o, port = -1;
+	int o, port = -1, usbip_fd = -1, far_fd = -1;
 	char err[256];
 
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
@@ -1443,6 +1447,8 @@ int main(int argc, char **argv)
 				die("--ntb %s: 2048 to 65536", optarg);
 			break;
 		case 'S': steps = optarg; break;
+		case 'U': usbip_fd = atoi(optarg); break;
+		case 'F': far_fd = atoi(optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1504,7 +1510,13 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	tap_open(netns);
+	if (far_fd >= 0) {
+		E.tap = far_fd;
+		fcntl(far_fd, F_SETFL, O_NONBLOCK);
+		snprintf(E.tap_name, sizeof(E.tap_name), "fd%d", far_fd);
+	} else {
+		tap_open(netns);
+	}
 	if (E.ctl_path) {
 		struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
@@ -1524,7 +1536,12 @@ int main(int argc, char **argv)
 		E.dn.rate = E.steps[0].dn;
 		E.step_end = E.t0 + E.steps[0].len_ns;
 	}
-	attach(port);
+	if (usbip_fd >= 0) {
+		E.sock = usbip_fd;
+		E.port = -1;
+	} else {
+		attach(port);
+	}
 	printf("attached %s port=%d speed=%s tap=%s\n", E.pname, E.port, speed_name[E.speed], E.tap_name);
 	fflush(stdout);
 
