@@ -76,7 +76,8 @@ import sys
 FIELDS = ("idle_p50", "idle_p90", "idle_p99",
           "up_mbit", "up_p50", "up_p90", "up_p99",
           "down_mbit", "down_p50", "down_p90", "down_p99")
-LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e", "usbnet", "usbnet-rndis")
+LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e", "usbnet", "usbnet-rndis",
+              "dongle", "modem", "modem-step", "modem-ncm", "dock")
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the grid's configuration table (USBETH_BENCH_TABLE: another one)
 CONFIGS = os.environ.get("USBETH_BENCH_TABLE") or os.path.join(TOP, "selftests", "bench", "configs.txt")
@@ -93,6 +94,10 @@ KNOB_FIELD = {"ntb-tx-max": "drv_tx_max", "ntb-rx-max": "drv_rx_max",
 # cdc_ncm holds an NTB size that is a multiple of the endpoint's packet
 # size as one byte more; a profile's "device-max" is the device's own
 DEVICE_MAX = {"drv_tx_max": "drv_dev_tx_max", "drv_rx_max": "drv_dev_rx_max"}
+# the knobs a link's driver does not have, which a profile that sets them
+# leaves alone there (cdc_ether and qmi_wwan have no NTB, no TX timer)
+LINK_LACKS = {link: ("drv_tx_max", "drv_rx_max", "drv_tx_timer_usecs", "drv_qmult")
+              for link in ("dongle", "modem", "modem-step")}
 KEY_RE = re.compile(r"^[a-z0-9_]+$")
 VAL_RE = re.compile(r"^[A-Za-z0-9_.:+@-]{1,64}$")
 
@@ -137,7 +142,7 @@ def declared(link, config, configs, pdir):
         except (OSError, ValueError):
             return None
         for k, v in settings.items():
-            if k in KNOB_FIELD:
+            if k in KNOB_FIELD and KNOB_FIELD[k] not in LINK_LACKS.get(link, ()):
                 want[KNOB_FIELD[k]] = str(v).lower() if isinstance(v, bool) else str(v)
         return want
     words = configs[(link, config)].lstrip("@").split()

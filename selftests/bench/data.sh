@@ -13,6 +13,33 @@
 # does BQL accounting from 6.19 on: 7.3 here). fq_codel
 # on every interface, as Debian's systemd sets it (net.core.default_qdisc).
 #
+# And the emulated devices with a bottleneck behind the USB link (lib.sh:
+# emu_*, tools/usbemu.c; docs/testing.md says what each models), at high
+# speed, the host side in netns emu-bhost, the peer on the device's far
+# side:
+#   dongle      CDC ECM (cdc_ether), a 16 KiB buffer that NAKs, 10 Mbit/s
+#               each way: at most a third of what the same link carries
+#               unlimited in the same boot, which is measured first (the
+#               link fails when it carries less than three times that)
+#   modem       a QMI modem (qmi_wwan, 2c7c:0125), 10 Mbit/s up, 40 down,
+#               20 ms each way, 1 MiB buffers that accept and drop (bloat)
+#   modem-step  the same, its rates stepping between 10/40 and 2/8 Mbit/s
+#               every 2 s, so that a fixed rate is wrong half the time
+#   modem-ncm   a modem on cdc_ncm (2c7c:0900, the product ID made up),
+#               64 KiB NTBs, 64 KiB buffers that NAK, the modem's rates
+#               and delay
+#   dock        CDC NCM posing as a DisplayLink dock (17e9, cdc_ncm), 64 KiB
+#               NTBs, each bulk transfer costing the device 1 ms: a model,
+#               not a measured dock
+# On these, ping probes go 20 ms apart (at least 200 per figure), the rate
+# on the wire is read off the receiving netdev's byte counter while they
+# run (up_wire, down_wire: Mbit/s of frames), and a cell whose wire rate is
+# not the emulated rate within 5% is refused (error=below-rate, not counted
+# as a failure of the run): something other than the emulated link set its
+# figures, the emulator's CPU or a sender that did not keep the link busy
+# (TCP after a tail drop in a bloated buffer); modem-step and dock have no
+# fixed rate to hold.
+#
 # Per cell (one configuration, one round): a fresh plug (so every cell
 # starts from the driver's defaults: the host netdev is new; on the usbnet
 # links the USB NIC is plugged into the VM anew), the knobs set
@@ -30,12 +57,16 @@
 # The driver's state is checked again after the transfers; a cell whose
 # driver held anything else at either point fails (error=state), with both
 # states printed, and gives no figures.
-# Rounds are interleaved: every configuration once, then again.
+# Rounds are interleaved: every configuration once, then again, each round
+# in a random order (USBETH_BENCH_SEED, printed, repeats one); "defaults"
+# and "defaults-again" are the A/A pair of every round.
 #
 # Environment (all optional):
 #   USBETH_BENCH_ROUNDS   rounds (default 3)
 #   USBETH_BENCH_LINKS    links (default "ncm-full ncm-high ncm-super e1000e
-#                         usbnet usbnet-rndis")
+#                         usbnet usbnet-rndis dongle modem modem-step
+#                         modem-ncm dock")
+#   USBETH_BENCH_SEED     the seed of the random order (default: the clock)
 #   USBETH_BENCH_SECS     seconds of each iperf3 run after its first (default 4)
 #   USBETH_BENCH_CONFIGS  an ERE: only configurations whose name matches
 #   USBETH_BENCH_DIRS     "up down", "up" or "down": the transfers measured
@@ -54,7 +85,10 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../usbethd_lib.sh"
 
 ROUNDS=${USBETH_BENCH_ROUNDS:-3}
-LINKS=${USBETH_BENCH_LINKS:-ncm-full ncm-high ncm-super e1000e usbnet usbnet-rndis}
+LINKS=${USBETH_BENCH_LINKS:-ncm-full ncm-high ncm-super e1000e usbnet usbnet-rndis dongle modem modem-step modem-ncm dock}
+SEED=${USBETH_BENCH_SEED:-$(date +%s)}
+[[ $SEED =~ ^[0-9]{1,10}$ ]] || bail "USBETH_BENCH_SEED '$SEED' is not a number"
+RANDOM=$SEED
 SECS=${USBETH_BENCH_SECS:-4}
 ONLY=${USBETH_BENCH_CONFIGS:-}
 DIRS=${USBETH_BENCH_DIRS:-}
@@ -76,6 +110,8 @@ VID_DL=0x17e9 PID_DL=0x4301		# DisplayLink: the displaylink profile
 
 cleanup() {
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	emu_teardown
+	ip netns del "$EMU_HOST_NS" 2>/dev/null
 	wait 2>/dev/null
 	ncm_teardown
 	e1k_teardown
@@ -100,6 +136,20 @@ configs_of() {
 	done < "$CONFIGS"
 }
 
+# The emulated links: usbemu's personality and options, and the rates a
+# cell must carry (bit/s, up and down; empty: none to hold)
+EMU_HOST_NS=emu-bhost
+declare -A EMU_ARGS=(
+	[dongle]="dongle mode=nak buf-up=16384 buf-down=16384 rate-up=10M rate-down=10M"
+	[modem]="modem mode=bloat buf-up=1M buf-down=1M rate-up=10M rate-down=40M delay-us=20000"
+	[modem-step]="modem mode=bloat buf-up=1M buf-down=1M delay-us=20000 --steps 2000:10M:40M,2000:2M:8M"
+	[modem-ncm]="ncm --id 2c7c:0900 --ntb 65536 mode=nak buf-up=65536 buf-down=65536 rate-up=10M rate-down=40M delay-us=20000"
+	[dock]="dock mode=nak buf-up=131072 buf-down=131072 service-us=1000"
+)
+declare -A EMU_RATE=([dongle]="10000000 10000000" [modem]="10000000 40000000"
+	[modem-ncm]="10000000 40000000")
+is_emu() { [ -n "${EMU_ARGS[$1]:-}" ]; }
+
 # pctl, rtts, loaded: the measurements (measure.sh)
 source "$(dirname "$0")/measure.sh"
 
@@ -122,6 +172,15 @@ link_up() { # link_up LINK [VID PID]
 		HOST_NS=$UNET_HOST_NS HOST_IF=$UNET_IF HOST_ADDR=$UNET_HOST_ADDR
 		PEER_NS=$UNET_PEER_NS PEER_IF=$UNET_PEER_IF PEER_ADDR=$UNET_PEER_ADDR
 		;;
+	*)
+		local a
+		read -ra a <<< "${EMU_ARGS[$1]}"
+		# the personality last, the options (and a posing ID) first
+		emu_plug bench "${a[0]}" ${2:+--id "$2:$3"} "${a[@]:1}"
+		emu_up bench "$EMU_HOST_NS"
+		HOST_NS=$EMU_HOST_NS HOST_IF=${EMU_IF[bench]} HOST_ADDR=$(emu_addr bench host)
+		PEER_NS=emu-bench PEER_IF=far0 PEER_ADDR=$(emu_addr bench far)
+		;;
 	esac
 	tc -n "$HOST_NS" qdisc replace dev "$HOST_IF" root fq_codel &&
 		tc -n "$PEER_NS" qdisc replace dev "$PEER_IF" root fq_codel
@@ -130,6 +189,8 @@ link_down() {
 	case $1 in
 	ncm-*) ncm_unplug ;;
 	usbnet*) unet_unplug ;;
+	e1000e) ;;
+	*) emu_unplug bench ;;
 	esac
 }
 
@@ -161,7 +222,16 @@ drv_state() {
 		out+=("drv_qmult=$(cat "$NCM_FUNC/qmult")")
 		;;
 	e1000e) out+=("drv_rx_usecs=$(e1k_coalesce)") ;;
-	usbnet*) out+=("drv_txqueuelen=$(sysfs_of "$HOST_NS" "$HOST_IF" tx_queue_len)") ;;
+	usbnet* | dongle | modem*) out+=("drv_txqueuelen=$(sysfs_of "$HOST_NS" "$HOST_IF" tx_queue_len)") ;;
+	esac
+	case $1 in
+	modem-ncm | dock)
+		for f in tx_max rx_max tx_timer_usecs; do
+			out+=("drv_$f=$(sysfs_of "$HOST_NS" "$HOST_IF" "cdc_ncm/$f")")
+		done
+		out+=("drv_dev_rx_max=$(sysfs_of "$HOST_NS" "$HOST_IF" cdc_ncm/dwNtbInMaxSize)")
+		out+=("drv_dev_tx_max=$(sysfs_of "$HOST_NS" "$HOST_IF" cdc_ncm/dwNtbOutMaxSize)")
+		;;
 	esac
 	echo "${out[*]}"
 }
@@ -194,6 +264,17 @@ cell() {
 	profile:displaylink) prof=displaylink vid=$VID_DL pid=$PID_DL ;;
 	profile:superspeed-gadget) prof=superspeed-gadget ;;
 	esac
+	# an emulated device poses by its personality's own IDs (usbemu)
+	is_emu "$lnk" && vid='' pid=''
+	# and its figures come from at least 200 probes, 20 ms apart (a run
+	# of at least 5 s)
+	local SECS=$SECS idle_n=20 WIRE_IF='' up_wire=- down_wire=-
+	if is_emu "$lnk"; then
+		PROBE_INT=0.02 idle_n=200
+		[ "$SECS" -ge 5 ] || SECS=5
+	else
+		PROBE_INT=0.05
+	fi
 	[[ $knobs == @* ]] && { read -ra gad <<< "${knobs#@}"; knobs=; }
 	if [ "$prof" = superspeed-gadget ]; then
 		# the profile's premise: a system default of qmult lowered (to 1);
@@ -232,12 +313,14 @@ cell() {
 			{ err=state; ktap_info "$lnk $name round $round: before the transfers: $why"; ktap_info "  held: $drv"; }
 	fi
 	if [ -z "$err" ]; then
-		rtts "$HOST_NS" "$PEER_ADDR" 20 "$W/rtt.idle"
+		rtts "$HOST_NS" "$PEER_ADDR" "$idle_n" "$W/rtt.idle"
 		idle=$(pctl "$W/rtt.idle")
 		# one more try of a transfer that broke off (seen under TCG)
 		if [[ $dirs == *up* ]]; then
+			is_emu "$lnk" && WIRE_IF="$PEER_NS $PEER_IF"
 			up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") ||
 				up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") || err=upload
+			is_emu "$lnk" && up_wire=$(cat "$W/wire")
 		else
 			up="- - - - 0"
 		fi
@@ -246,9 +329,17 @@ cell() {
 		down="- - - - 0"
 	elif [ -z "$err" ]; then
 		# a download that fails keeps the cell's other figures
+		is_emu "$lnk" && WIRE_IF="$HOST_NS $HOST_IF"
 		down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			{ down="- - - - 0"; CELL_ERR=$((CELL_ERR + 1)); ktap_info "$lnk $name round $round: no download figures"; }
+		[ "${down%% *}" != - ] && is_emu "$lnk" && down_wire=$(cat "$W/wire")
+	fi
+	if [ -z "$err" ] && [ -n "${EMU_RATE[$lnk]:-}" ]; then
+		# the emulated rate, or something else set the figures
+		# shellcheck disable=SC2086
+		why=$(below_rate ${EMU_RATE[$lnk]} "$up_wire" "$down_wire") ||
+			{ err=below-rate; ktap_info "$lnk $name round $round: $why"; }
 	fi
 	if [ -z "$err" ]; then
 		# and still held it after them
@@ -267,18 +358,58 @@ cell() {
 			"idle_p50=$1 idle_p90=$2 idle_p99=$3" \
 			"up_mbit=$5 up_p50=$6 up_p90=$7 up_p99=$8 up_n=$9" \
 			"down_mbit=${10} down_p50=${11} down_p90=${12} down_p99=${13} down_n=${14}" \
-			"$drv"
+			$(is_emu "$lnk" && echo "up_wire=$up_wire down_wire=$down_wire") "$drv"
 	else
-		CELL_ERR=$((CELL_ERR + 1))
+		[ "$err" = below-rate ] || CELL_ERR=$((CELL_ERR + 1))
 		echo "# data: kernel=$USBETH_KERNEL link=$lnk config=$name round=$round error=$err"
 	fi
 	# back to the defaults for the next cell
-	[ "$lnk" != e1000e ] && [ "$err" != plug ] && link_down "$lnk"
+	[ "$err" != plug ] && link_down "$lnk"
 	[ ${#gad[@]} -gt 0 ] && ue_set "$NCM_GADGET_NS" "$NCM_GADGET_IF" qmult 5
 	if [ "$lnk" = e1000e ] && [ -n "$knobs" ]; then
 		ue_set "$E1K_A_NS" "$E1K_A_IF" "${E1K_SAVED[@]}"
 	fi
 	return 0
+}
+
+# below_rate UP_BPS DOWN_BPS UP_WIRE DOWN_WIRE: fails, saying why, when the
+# rate on the wire (frame bytes at the receiving netdev while the probes
+# ran, Mbit/s; "-": not measured) is not the emulated rate within 5%
+below_rate() {
+	awk -v ru="$1" -v rd="$2" -v u="$3" -v d="$4" 'BEGIN {
+		bad = ""
+		if (u != "-" && (u < 0.95 * ru / 1e6 || u > 1.05 * ru / 1e6))
+			bad = bad sprintf("up %.2f Mbit/s of %.2f; ", u, ru / 1e6)
+		if (d != "-" && (d < 0.95 * rd / 1e6 || d > 1.05 * rd / 1e6))
+			bad = bad sprintf("down %.2f Mbit/s of %.2f; ", d, rd / 1e6)
+		if (bad != "") { print "not the emulated rate within 5%: " bad; exit 1 }
+	}'
+}
+
+# shuffle: the words of the array CFGS in a random order (bash's RANDOM,
+# seeded by USBETH_BENCH_SEED)
+shuffle() {
+	local i j t
+	for ((i = ${#CFGS[@]} - 1; i > 0; i--)); do
+		j=$((RANDOM % (i + 1)))
+		t=${CFGS[i]} CFGS[i]=${CFGS[j]} CFGS[j]=$t
+	done
+}
+
+# emu_calibrate LINK: the dongle's emulated rate is at most a third of what
+# the same link carries unlimited in this boot; fails otherwise
+emu_calibrate() {
+	local a free rate
+	read -ra a <<< "${EMU_ARGS[$1]}"
+	emu_plug bench "${a[0]}" "${a[@]:1}" rate-up=0 rate-down=0
+	emu_up bench "$EMU_HOST_NS"
+	free=$(loaded emu-bench "$(emu_addr bench far)" "$EMU_HOST_NS" "$EMU_HOST_NS" "$(emu_addr bench far)") ||
+		{ emu_unplug bench; return 1; }
+	emu_unplug bench
+	rate=${EMU_RATE[$1]%% *}
+	ktap_info "bench-data: $1 unlimited: ${free%% *} Mbit/s up; emulated: $((rate / 1000000)) Mbit/s"
+	awk -v f="${free%% *}" -v r="$rate" 'BEGIN { exit !(f >= 3 * r / 1e6) }' ||
+		{ ktap_info "bench-data: $1: the link carries less than three times its emulated rate"; return 1; }
 }
 
 bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
@@ -298,7 +429,18 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 	usbnet | usbnet-rndis)
 		unet_setup
 		;;
-	*) bail "unknown link '$lnk' (ncm-full, ncm-high, ncm-super, e1000e, usbnet, usbnet-rndis)" ;;
+	*)
+		is_emu "$lnk" ||
+			bail "unknown link '$lnk' (ncm-full, ncm-high, ncm-super, e1000e, usbnet, usbnet-rndis, ${!EMU_ARGS[*]})"
+		emu_setup
+		ip netns del "$EMU_HOST_NS" 2>/dev/null
+		ip netns add "$EMU_HOST_NS" && ip -n "$EMU_HOST_NS" link set lo up ||
+			bail "cannot make netns $EMU_HOST_NS"
+		if [ "$lnk" = dongle ]; then
+			PROBE_INT=0.05
+			emu_calibrate "$lnk" || return 1
+		fi
+		;;
 	esac
 	mapfile -t cfgs < <(configs_of "$lnk")
 	if [ -n "$ONLY" ]; then
@@ -309,8 +451,11 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 	total=$((${#cfgs[@]} * ROUNDS))
 	[ "$(dirs_of "$lnk")" = up ] && [ -z "$DIRS" ] &&
 		ktap_info "bench-data: $lnk: uploads only (gadget -> host stalls at full speed: selftests/bench/stall.sh)"
+	ktap_info "bench-data: random order, USBETH_BENCH_SEED=$SEED"
 	for ((r = 1; r <= ROUNDS; r++)); do
-		for c in "${cfgs[@]}"; do
+		CFGS=("${cfgs[@]}")
+		shuffle
+		for c in "${CFGS[@]}"; do
 			n=$((n + 1))
 			ktap_info "bench-data: $USBETH_KERNEL $lnk [$n/$total] round $r ${c%%|*}"
 			cell "$lnk" "$c" "$r"
@@ -320,6 +465,7 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 	ncm-*) ncm_teardown ;;
 	e1000e) e1k_teardown ;;
 	usbnet*) unet_teardown ;;
+	*) emu_teardown; ip netns del "$EMU_HOST_NS" 2>/dev/null ;;
 	esac
 }
 
@@ -327,7 +473,7 @@ read -ra links <<< "$LINKS"
 ktap_plan ${#links[@]}
 for l in "${links[@]}"; do
 	CELL_ERR=0
-	bench_link "$l"
+	bench_link "$l" || CELL_ERR=$((CELL_ERR + 1))
 	if [ $CELL_ERR -eq 0 ]; then
 		ktap_ok "bench_data_$l"
 	else

@@ -12,11 +12,23 @@ pctl() {
 		function r(p,  i) { i = int(p * NR / 100 + 0.999999); if (i < 1) i = 1; return v[i] }
 		END { if (NR == 0) print "- - - 0"; else printf "%s %s %s %d\n", r(50), r(90), r(99), NR }'
 }
-# rtts NS ADDR COUNT FILE: COUNT pings 50 ms apart, the RTTs into FILE;
-# lost probes count as missing samples (n shows them).
+# rtts NS ADDR COUNT FILE: COUNT pings PROBE_INT seconds apart (default
+# 50 ms), the RTTs into FILE; lost probes count as missing samples (n shows
+# them).
+PROBE_INT=${PROBE_INT:-0.05}
 rtts() {
-	ip netns exec "$1" ping -n -i 0.05 -W 2 -c "$3" "$2" 2>/dev/null |
+	ip netns exec "$1" ping -n -i "$PROBE_INT" -W 2 -c "$3" "$2" 2>/dev/null |
 		sed -n 's/.* time=\([0-9.]*\) ms$/\1/p' > "$4"
+}
+
+# __wire SECONDS: the received Mbit/s of WIRE_IF over SECONDS (a
+# measurement window: sleep is its length, not a wait for an event)
+__wire() {
+	local f=/sys/class/net/${WIRE_IF#* }/statistics/rx_bytes b0 b1 t0 t1
+	b0=$(ip netns exec "${WIRE_IF% *}" cat "$f"); t0=$(date +%s%N)
+	sleep "$1"
+	b1=$(ip netns exec "${WIRE_IF% *}" cat "$f"); t1=$(date +%s%N)
+	awk -v b="$((b1 - b0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.2f\n", b * 8 * 1000 / t }'
 }
 
 # loaded SRV_NS SRV_ADDR CLI_NS PING_NS PING_ADDR: an iperf3 run from
@@ -43,7 +55,18 @@ loaded() {
 		[ $tries -lt 50 ] || { ktap_info "iperf3 to $saddr: $line" >&2; return 1; }
 		sleep 0.1	# the server has no "listening" event to wait on
 	done
-	rtts "$pns" "$paddr" $((SECS * 20 - 10)) "$W/rtt.load"
+	# probes over the run less its last half second; with WIRE_IF ("NETNS
+	# IFNAME", the receiving side) set, that netdev's received bytes over a
+	# window of SECS - 1.5 s from the probes' start, well inside the
+	# transfer, as Mbit/s into $W/wire: the rate on the wire under load
+	local wpid=
+	if [ -n "${WIRE_IF:-}" ]; then
+		: > "$W/wire"
+		__wire "$((SECS - 2)).5" > "$W/wire" &
+		wpid=$!
+	fi
+	rtts "$pns" "$paddr" "$(awk -v s="$SECS" -v i="$PROBE_INT" 'BEGIN { printf "%d", (s - 0.5) / i }')" "$W/rtt.load"
+	[ -n "$wpid" ] && wait "$wpid"
 	: > "$W/iperf.out"
 	# a transfer that stalls (gadget -> host under TCG, seen) is cut off
 	# SECS + 15 s after its first second, not left to iperf3's own timeout
