@@ -1093,20 +1093,21 @@ static void tap_in(void)
 static bool parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
-	unsigned long long x;
-	double m = 1;
+	unsigned long long x, m = 1;
 
+	if (*s < '0' || *s > '9')
+		return false;
 	errno = 0;
 	x = strtoull(s, &end, 10);
 	if (errno || end == s)
 		return false;
 	switch (*end) {
-	case 'k': case 'K': m = 1e3; end++; break;
-	case 'M': m = 1e6; end++; break;
-	case 'G': m = 1e9; end++; break;
+	case 'k': case 'K': m = 1000; end++; break;
+	case 'M': m = 1000000; end++; break;
+	case 'G': m = 1000000000; end++; break;
 	}
-	if (*end)
-		return false;
+	if (*end || x > UINT64_MAX / m / 8000000000ULL)
+		return false;	/* far beyond any rate, size or time here */
 	*v = x * m;
 	return true;
 }
@@ -1395,7 +1396,7 @@ static void usage(FILE *f)
 	      "      --far-fd FD               the far side is FD, a frame per datagram (tests)\n"
 	      "  and any KEY=VALUE of `set`: rate-up, rate-down (bit/s, 0 unlimited; k, M, G),\n"
 	      "  delay-us (one way), buf-up, buf-down (bytes), burst (bytes), mode=nak|bloat,\n"
-	      "  service-us (per bulk transfer)\n", f);
+	      "  service-us (per bulk transfer); each at most 2305843009 after its suffix\n", f);
 }
 
 int main(int argc, char **argv)

@@ -343,6 +343,8 @@ def test_buffers():
         d.close()
     d = Dev("dongle")
     ok("ctl_refuses_bad_setting", d.ctlcmd("set", "rate-up=fast").startswith("error: rate-up: bad value")
+       and d.ctlcmd("set", "burst=99999999999G").startswith("error: burst: bad value")
+       and d.ctlcmd("set", "delay-us=-1").startswith("error: delay-us: bad value")
        and d.ctlcmd("set", "nosuch=1").startswith("error: unknown setting")
        and d.ctlcmd("set", "rate-up=5M", "delay-us=100") == "ok" and d.stats()["rate-up"] == "5000000")
     d.close()
