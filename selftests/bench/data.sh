@@ -33,12 +33,14 @@
 #               not a measured dock
 # On these, ping probes go 20 ms apart (at least 200 per figure), the rate
 # on the wire is read off the receiving netdev's byte counter while they
-# run (up_wire, down_wire: Mbit/s of frames), and a cell whose wire rate is
-# not the emulated rate within 5% is refused (error=below-rate, not counted
-# as a failure of the run): something other than the emulated link set its
-# figures, the emulator's CPU or a sender that did not keep the link busy
-# (TCP after a tail drop in a bloated buffer); modem-step and dock have no
-# fixed rate to hold.
+# run (up_wire, down_wire: Mbit/s of frames), with the share of that window
+# the device's egress sat idle with nothing to send (up_idle, down_idle:
+# %, usbemu's count), and a cell whose wire rate is not the emulated rate
+# within 5% is refused (error=below-rate, not counted as a failure of the
+# run): something other than the emulated link set its figures, the
+# sender (an idle egress: the host's CPU, or TCP after a tail drop in a
+# bloated buffer) or the emulator (a busy egress behind its rate); modem-
+# step and dock have no fixed rate to hold.
 #
 # Per cell (one configuration, one round): a fresh plug (so every cell
 # starts from the driver's defaults: the host netdev is new; on the usbnet
@@ -268,7 +270,7 @@ cell() {
 	is_emu "$lnk" && vid='' pid=''
 	# and its figures come from at least 200 probes, 20 ms apart (a run
 	# of at least 5 s)
-	local SECS=$SECS idle_n=20 WIRE_IF='' up_wire=- down_wire=-
+	local SECS=$SECS idle_n=20 WIRE_IF='' WIRE_CTL='' up_wire=- down_wire=- up_idle=- down_idle=-
 	if is_emu "$lnk"; then
 		PROBE_INT=0.02 idle_n=200
 		[ "$SECS" -ge 5 ] || SECS=5
@@ -317,10 +319,10 @@ cell() {
 		idle=$(pctl "$W/rtt.idle")
 		# one more try of a transfer that broke off (seen under TCG)
 		if [[ $dirs == *up* ]]; then
-			is_emu "$lnk" && WIRE_IF="$PEER_NS $PEER_IF"
+			is_emu "$lnk" && WIRE_IF="$PEER_NS $PEER_IF" WIRE_CTL="/tmp/usbemu-bench.sock up"
 			up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") ||
 				up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") || err=upload
-			is_emu "$lnk" && up_wire=$(cat "$W/wire")
+			is_emu "$lnk" && read -r up_wire up_idle < "$W/wire"
 		else
 			up="- - - - 0"
 		fi
@@ -329,16 +331,16 @@ cell() {
 		down="- - - - 0"
 	elif [ -z "$err" ]; then
 		# a download that fails keeps the cell's other figures
-		is_emu "$lnk" && WIRE_IF="$HOST_NS $HOST_IF"
+		is_emu "$lnk" && WIRE_IF="$HOST_NS $HOST_IF" WIRE_CTL="/tmp/usbemu-bench.sock down"
 		down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			{ down="- - - - 0"; CELL_ERR=$((CELL_ERR + 1)); ktap_info "$lnk $name round $round: no download figures"; }
-		[ "${down%% *}" != - ] && is_emu "$lnk" && down_wire=$(cat "$W/wire")
+		[ "${down%% *}" != - ] && is_emu "$lnk" && read -r down_wire down_idle < "$W/wire"
 	fi
 	if [ -z "$err" ] && [ -n "${EMU_RATE[$lnk]:-}" ]; then
 		# the emulated rate, or something else set the figures
 		# shellcheck disable=SC2086
-		why=$(below_rate ${EMU_RATE[$lnk]} "$up_wire" "$down_wire") ||
+		why=$(below_rate ${EMU_RATE[$lnk]} "$up_wire" "$down_wire" "$up_idle" "$down_idle") ||
 			{ err=below-rate; ktap_info "$lnk $name round $round: $why"; }
 	fi
 	if [ -z "$err" ]; then
@@ -358,7 +360,7 @@ cell() {
 			"idle_p50=$1 idle_p90=$2 idle_p99=$3" \
 			"up_mbit=$5 up_p50=$6 up_p90=$7 up_p99=$8 up_n=$9" \
 			"down_mbit=${10} down_p50=${11} down_p90=${12} down_p99=${13} down_n=${14}" \
-			$(is_emu "$lnk" && echo "up_wire=$up_wire down_wire=$down_wire") "$drv"
+			$(is_emu "$lnk" && echo "up_wire=$up_wire up_idle=$up_idle down_wire=$down_wire down_idle=$down_idle") "$drv"
 	else
 		[ "$err" = below-rate ] || CELL_ERR=$((CELL_ERR + 1))
 		echo "# data: kernel=$USBETH_KERNEL link=$lnk config=$name round=$round error=$err"
@@ -372,16 +374,23 @@ cell() {
 	return 0
 }
 
-# below_rate UP_BPS DOWN_BPS UP_WIRE DOWN_WIRE: fails, saying why, when the
-# rate on the wire (frame bytes at the receiving netdev while the probes
-# ran, Mbit/s; "-": not measured) is not the emulated rate within 5%
+# below_rate UP_BPS DOWN_BPS UP_WIRE DOWN_WIRE UP_IDLE DOWN_IDLE: fails,
+# saying why, when the rate on the wire (frame bytes at the receiving
+# netdev while the probes ran, Mbit/s; "-": not measured) is not the
+# emulated rate within 5%; the percentage of that window the device's
+# egress sat idle tells who set the figures: the sender (idle: it did not
+# keep the link busy, the host's CPU or TCP after a loss) or the emulator
+# (busy, yet behind its rate)
 below_rate() {
-	awk -v ru="$1" -v rd="$2" -v u="$3" -v d="$4" 'BEGIN {
-		bad = ""
-		if (u != "-" && (u < 0.95 * ru / 1e6 || u > 1.05 * ru / 1e6))
-			bad = bad sprintf("up %.2f Mbit/s of %.2f; ", u, ru / 1e6)
-		if (d != "-" && (d < 0.95 * rd / 1e6 || d > 1.05 * rd / 1e6))
-			bad = bad sprintf("down %.2f Mbit/s of %.2f; ", d, rd / 1e6)
+	awk -v ru="$1" -v rd="$2" -v u="$3" -v d="$4" -v iu="$5" -v id="$6" '
+	function why(dir, w, r, i) {
+		if (w == "-" || (w >= 0.95 * r / 1e6 && w <= 1.05 * r / 1e6))
+			return ""
+		return sprintf("%s %.2f Mbit/s of %.2f, the egress idle %s%% (%s); ", dir, w, r / 1e6, i,
+			i != "-" && i > 5 ? "the sender" : "the emulator")
+	}
+	BEGIN {
+		bad = why("up", u, ru, iu) why("down", d, rd, id)
 		if (bad != "") { print "not the emulated rate within 5%: " bad; exit 1 }
 	}'
 }

@@ -118,6 +118,7 @@ struct dir {
 	struct fifo queue;	/* in the device buffer, not yet sent */
 	struct fifo line;	/* sent, within the base delay */
 	uint64_t frames, bytes, drops, buf_max;
+	int64_t idle_ns;	/* the egress idle, nothing to send (rate set) */
 };
 
 static struct {
@@ -852,6 +853,14 @@ static int64_t dir_run(struct dir *d, int64_t now, void (*deliver)(struct frame 
 			break;
 		}
 		fifo_pop(&d->queue);
+		if (d->rate && d->vfinish) {
+			/* the gap before this frame's serialization: the
+			 * sender left the link idle */
+			int64_t start = dep - (int64_t)((uint64_t)f->len * 8 * 1000000000ULL / d->rate);
+
+			if (start > d->vfinish)
+				d->idle_ns += start - d->vfinish;
+		}
 		d->vfinish = dep;
 		f->t = dep + E.delay_ns;
 		fifo_push(&d->line, f);
@@ -1162,6 +1171,16 @@ bad:
 	return false;
 }
 
+/* a direction's idle time so far, the current gap included */
+static int64_t idle_us(const struct dir *d)
+{
+	int64_t now = now_ns(), idle = d->idle_ns;
+
+	if (d->rate && d->vfinish && !d->queue.n && now > d->vfinish)
+		idle += now - d->vfinish;
+	return idle / 1000;
+}
+
 static int stats(char *b, size_t n)
 {
 	return snprintf(b, n,
@@ -1174,13 +1193,14 @@ static int stats(char *b, size_t n)
 		"down-buf-max=%" PRIu64 " ready=%u ready-drops=%" PRIu64 " "
 		"urbs-out=%" PRIu64 " urbs-in=%" PRIu64 " urbs-ctrl=%" PRIu64 " in-pending=%u "
 		"unlinks=%" PRIu64 " stalls=%" PRIu64 " ntbs-out=%" PRIu64 " ntbs-in=%" PRIu64 " "
-		"bad-ntbs=%" PRIu64 " pads=%" PRIu64 " tap-errors=%" PRIu64 " link=%s\n",
+		"bad-ntbs=%" PRIu64 " pads=%" PRIu64 " tap-errors=%" PRIu64 " "
+		"up-idle-us=%" PRId64 " down-idle-us=%" PRId64 " link=%s\n",
 		E.pname, speed_name[E.speed], E.port, E.tap_name, E.mode == M_NAK ? "nak" : "bloat",
 		E.up.rate, E.dn.rate, E.delay_ns / 1000, E.up.buf, E.dn.buf, E.svc_ns / 1000, E.ntb_in,
 		E.up.frames, E.up.bytes, E.up.drops, E.up.queue.bytes, E.up.buf_max, E.held.n, E.held_max,
 		E.dn.frames, E.dn.bytes, E.dn.drops, E.dn.buf_max, E.ready.n, E.ready_drops,
 		E.urbs_out, E.urbs_in, E.urbs_ctrl, E.in_q.n, E.unlinks, E.stalls, E.ntbs_out, E.ntbs_in,
-		E.bad_ntbs, E.pads, E.tap_errs, E.link_up ? "up" : "down");
+		E.bad_ntbs, E.pads, E.tap_errs, idle_us(&E.up), idle_us(&E.dn), E.link_up ? "up" : "down");
 }
 
 static void ctl_in(void)

@@ -332,6 +332,8 @@ def test_buffers():
         if mode == "nak":
             ok("nak_holds_transfers", all(rets) and extra is None and st["urbs-held"] == "3"
                and st["up-drops"] == "0", f"held {st['urbs-held']} drops {st['up-drops']}")
+            # a backlogged egress is never idle
+            ok("backlog_not_idle", st["up-idle-us"] == "0", f"up-idle-us {st['up-idle-us']}")
             # the host gives up on one: it is unlinked from the device
             u = d.unlink(seqs[4])
             r = d.reply()
@@ -360,7 +362,7 @@ def test_garbage():
 
 def main():
     print("KTAP version 1")
-    print("1..38")
+    print("1..39")
     test_ecm()
     test_ncm("ncm", 16384, "6b1d0601")
     test_ncm("dock", 65536, "e9170060")
@@ -368,7 +370,7 @@ def main():
     test_buffers()
     test_garbage()
     print(f"# totals: pass:{N - FAILED} fail:{FAILED} skip:0")
-    return 1 if FAILED or N != 38 else 0
+    return 1 if FAILED or N != 39 else 0
 
 
 if __name__ == "__main__":
