@@ -653,6 +653,67 @@ def floor_lines(paths):
     return out
 
 
+EMU_LINKS = ("dongle", "modem", "modem-step", "modem-ncm", "dock")
+
+
+def emulated(paths):
+    """--emulated DATA...: the emulated links (data.sh), per link, kernel
+    and configuration over every boot: idle RTT, ping under upload beside
+    its floor (the idle RTT plus one 1514-byte frame at the uplink's
+    emulated rate, rate_up of the data line), throughput, the download's
+    ping; then per boot the A/A ratio (defaults-again against defaults) and
+    the cells refused as below the emulated rate."""
+    rows, aa, refused, rates = {}, [], {}, {}
+    for path in paths:
+        for _, rec in tagged(path, "data"):
+            if rec.get("link") not in EMU_LINKS or "kernel" not in rec:
+                continue
+            key = (rec["kernel"], rec["link"])
+            if rec.get("error") == "below-rate":
+                refused[key] = refused.get(key, 0) + 1
+            if rec.get("rate_up", "").isdigit():
+                rates[key] = int(rec["rate_up"])
+        cells, _, _ = parse(path)
+        for key, per in cells.items():
+            if key[1] not in EMU_LINKS:
+                continue
+            for cfg, rounds in per.items():
+                rows.setdefault(key, {}).setdefault(cfg, []).extend(rounds)
+            d, a = per.get("defaults"), per.get("defaults-again")
+            if d and a:
+                aa.append((os.path.basename(path), key,
+                           ratio(agg(d, "up_p50"), agg(a, "up_p50")),
+                           ratio(agg(a, "up_mbit"), agg(d, "up_mbit")),
+                           ratio(agg(d, "down_p50"), agg(a, "down_p50")),
+                           ratio(agg(a, "down_mbit"), agg(d, "down_mbit"))))
+    out = ["Each figure: the median over every round of every boot, "
+           "(lowest-highest) round; RTTs in ms, throughput in Mbit/s. "
+           "Floor: the idle p50 plus one 1514-byte frame at the uplink's rate.", "",
+           "| link | kernel | configuration | rounds | idle p50 | floor | upload: ping p50 | p90 | p99 "
+           "| Mbit/s | download: ping p50 | Mbit/s |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for key in sorted(rows, key=lambda k: (EMU_LINKS.index(k[1]), k[0])):
+        for cfg in sorted(rows[key], key=lambda c: (c != "defaults", c != "defaults-again", c)):
+            r = rows[key][cfg]
+            idle = agg(r, "idle_p50")
+            floor = (f"{idle[0] + 1514 * 8 * 1000 / rates[key]:.1f}"
+                     if idle and rates.get(key) else "-")
+            out.append(f"| {key[1]} | {key[0]} | {cfg} | {len(r)} | {fmt(idle)} | {floor} | "
+                       f"{fmt(agg(r, 'up_p50'))} | {fmt(agg(r, 'up_p90'))} | {fmt(agg(r, 'up_p99'))} | "
+                       f"{fmt(agg(r, 'up_mbit'), 2)} | {fmt(agg(r, 'down_p50'))} | "
+                       f"{fmt(agg(r, 'down_mbit'), 2)} |")
+    out += ["", "A/A per boot: defaults against defaults-again (ping p50: defaults over "
+            "defaults-again; Mbit/s: defaults-again over defaults).", "",
+            "| boot | link | kernel | upload ping | upload Mbit/s | download ping | download Mbit/s |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, key, up, upt, dn, dnt in aa:
+        out.append(f"| {name} | {key[1]} | {key[0]} | {up} | {upt} | {dn} | {dnt} |")
+    if refused:
+        out += ["", "Cells refused as below the emulated rate: " + ", ".join(
+            f"{k[1]} on {k[0]}: {n}" for k, n in sorted(refused.items())) + "."]
+    print("\n".join(out))
+
+
 def kernels_md(paths):
     seen = kernel_boots(paths)
     if not seen:
@@ -772,6 +833,8 @@ def main():
                     help="OUTDIR DATA...: OUTDIR/across-LINK.png, the --across ratios")
     ap.add_argument("--kernels", action="store_true",
                     help="DATA...: boots of two kernels, their defaults compared, on stdout")
+    ap.add_argument("--emulated", action="store_true",
+                    help="DATA...: the emulated links over every boot, on stdout")
     ap.add_argument("--verify", action="store_true",
                     help="LINK CONFIG drv_FIELD=VALUE...: the state holds what CONFIG declares")
     ap.add_argument("paths", nargs="+", metavar="DATA [OUTDIR]")
@@ -792,6 +855,9 @@ def main():
         return
     if a.summary:
         summary(a.paths)
+        return
+    if a.emulated:
+        emulated(a.paths)
         return
     if a.boots:
         boots(a.paths, a.link_dir.rstrip("/"), a.write_plots)

@@ -13,7 +13,8 @@ is replaced by `scripts/bench-report.py MODE docs/performance/*.txt` (MODE:
 late/ are read by nothing), or, for MODE --kernels, by its output over
 docs/performance/kernels/*.txt: pairs of boots of a stock kernel and one
 with upstream/'s series (scripts/bench-kernels.sh), whose plot is
-docs/performance/kernels/kernels.png. Then the plots the page links are drawn into
+docs/performance/kernels/kernels.png; for MODE --emulated, over
+docs/performance/emulated/*.txt, boots of the emulated links. Then the plots the page links are drawn into
 docs/performance/ (each boot's, `bench-report.py --boots --write-plots`,
 and each link's across boots, `bench-report.py --across-plot`), and the
 PNGs there that the page no longer links are removed (--no-plots: the
@@ -35,13 +36,15 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performance.md")
 DOCS = os.path.join(TOP, "docs")
 PERF = os.path.join(DOCS, "performance")
-BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across|--boots|--kernels) -->\n)"
+BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across|--boots|--kernels|--emulated) -->\n)"
                    r"(.*?)(<!-- end generated -->)", re.S)
 # an image the page links: ![...](performance/NAME.png)
 IMAGE = re.compile(r"!\[[^\]]*\]\((performance/[^)\s]+\.png)\)")
 
 
 KERNELS = os.path.join(PERF, "kernels")
+# boots of the emulated links (data.sh's dongle, modem, ...), for --emulated
+EMULATED = os.path.join(PERF, "emulated")
 
 
 def data(sub=PERF):
@@ -58,7 +61,8 @@ def bench_report(args):
 
 
 def generate(mode):
-    return bench_report([mode] + data(KERNELS if mode == "--kernels" else PERF)).rstrip("\n") + "\n"
+    sub = {"--kernels": KERNELS, "--emulated": EMULATED}.get(mode, PERF)
+    return bench_report([mode] + data(sub)).rstrip("\n") + "\n"
 
 
 def linked(page):

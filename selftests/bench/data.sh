@@ -360,7 +360,8 @@ cell() {
 			"idle_p50=$1 idle_p90=$2 idle_p99=$3" \
 			"up_mbit=$5 up_p50=$6 up_p90=$7 up_p99=$8 up_n=$9" \
 			"down_mbit=${10} down_p50=${11} down_p90=${12} down_p99=${13} down_n=${14}" \
-			$(is_emu "$lnk" && echo "up_wire=$up_wire up_idle=$up_idle down_wire=$down_wire down_idle=$down_idle") "$drv"
+			$(is_emu "$lnk" && echo "up_wire=$up_wire up_idle=$up_idle down_wire=$down_wire down_idle=$down_idle" \
+				"rate_up=$(emu_stat bench rate-up) rate_down=$(emu_stat bench rate-down)") "$drv"
 	else
 		[ "$err" = below-rate ] || CELL_ERR=$((CELL_ERR + 1))
 		echo "# data: kernel=$USBETH_KERNEL link=$lnk config=$name round=$round error=$err"
