@@ -128,10 +128,11 @@ install:
 install-docs:
 	install -d $(DESTDIR)$(DOCDIR)/docs/performance/archive \
 		$(DESTDIR)$(DOCDIR)/docs/performance/late \
-		$(DESTDIR)$(DOCDIR)/docs/performance/kernels
+		$(DESTDIR)$(DOCDIR)/docs/performance/kernels \
+		$(DESTDIR)$(DOCDIR)/docs/performance/emulated
 	install -m 0644 README.md NEWS $(DESTDIR)$(DOCDIR)/
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
-	for d in . archive late kernels; do \
+	for d in . archive late kernels emulated; do \
 		install -m 0644 $$(find docs/performance/$$d -maxdepth 1 -type f) \
 			$(DESTDIR)$(DOCDIR)/docs/performance/$$d/ || exit 1; done
 

@@ -17,10 +17,12 @@
 # emu_*, tools/usbemu.c; docs/testing.md says what each models), at high
 # speed, the host side in netns emu-bhost, the peer on the device's far
 # side:
-#   dongle      CDC ECM (cdc_ether), a 16 KiB buffer that NAKs, 10 Mbit/s
+#   dongle      CDC ECM (cdc_ether), a 16 KiB buffer that NAKs, 4 Mbit/s
 #               each way: at most a third of what the same link carries
 #               unlimited in the same boot, which is measured first (the
-#               link fails when it carries less than three times that)
+#               link fails when it carries less than three times that);
+#               at 10 Mbit/s, two boots side by side left the egress idle
+#               in most cells (the guests' CPUs did not keep it busy)
 #   modem       a QMI modem (qmi_wwan, 2c7c:0125), 10 Mbit/s up, 40 down,
 #               20 ms each way, 1 MiB buffers that accept and drop (bloat)
 #   modem-step  the same, its rates stepping between 10/40 and 2/8 Mbit/s
@@ -142,13 +144,13 @@ configs_of() {
 # cell must carry (bit/s, up and down; empty: none to hold)
 EMU_HOST_NS=emu-bhost
 declare -A EMU_ARGS=(
-	[dongle]="dongle mode=nak buf-up=16384 buf-down=16384 rate-up=10M rate-down=10M"
+	[dongle]="dongle mode=nak buf-up=16384 buf-down=16384 rate-up=4M rate-down=4M"
 	[modem]="modem mode=bloat buf-up=1M buf-down=1M rate-up=10M rate-down=40M delay-us=20000"
 	[modem-step]="modem mode=bloat buf-up=1M buf-down=1M delay-us=20000 --steps 2000:10M:40M,2000:2M:8M"
 	[modem-ncm]="ncm --id 2c7c:0900 --ntb 65536 mode=nak buf-up=65536 buf-down=65536 rate-up=10M rate-down=40M delay-us=20000"
 	[dock]="dock mode=nak buf-up=131072 buf-down=131072 service-us=1000"
 )
-declare -A EMU_RATE=([dongle]="10000000 10000000" [modem]="10000000 40000000"
+declare -A EMU_RATE=([dongle]="4000000 4000000" [modem]="10000000 40000000"
 	[modem-ncm]="10000000 40000000")
 is_emu() { [ -n "${EMU_ARGS[$1]:-}" ]; }
 
