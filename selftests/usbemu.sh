@@ -20,12 +20,8 @@
 #     monitor, and usbethd applies a profile on each plug and drops the
 #     record on each unplug.
 source "$(dirname "$0")/lib.sh"
-
-D=$USBETHD
-W=/tmp/usbemu-test
-BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
-DPID= DFD=
-need_usbeth_prog USBETHD
+source "$(dirname "$0")/usbethd_lib.sh"
+daemon_test /tmp/usbemu-test
 
 cleanup() {
 	local rc=$?
@@ -36,7 +32,6 @@ cleanup() {
 	[ -s "$LOG" ] && daemon_log_if_failed $rc
 }
 trap cleanup EXIT
-source "$(dirname "$0")/usbethd_lib.sh"
 
 ktap_plan 33
 emu_setup

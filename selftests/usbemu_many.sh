@@ -12,12 +12,8 @@
 #   - a daemon started with all nine present applies to each;
 #   - pulling all nine at once drops every record, in memory and on disk.
 source "$(dirname "$0")/lib.sh"
-
-D=$USBETHD
-W=/tmp/usbemu-many
-BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
-DPID= DFD=
-need_usbeth_prog USBETHD
+source "$(dirname "$0")/usbethd_lib.sh"
+daemon_test /tmp/usbemu-many
 
 cleanup() {
 	local rc=$?
@@ -27,7 +23,6 @@ cleanup() {
 	daemon_log_if_failed $rc
 }
 trap cleanup EXIT
-source "$(dirname "$0")/usbethd_lib.sh"
 
 declare -A PERS=([d1]=dongle [d2]=dongle [d3]=dongle [n1]=ncm [n2]=ncm [k1]=dock
 	[m1]=modem [m2]=modem [m3]=modem)

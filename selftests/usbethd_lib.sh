@@ -6,6 +6,16 @@
 # those lines. The test sets D (the daemon), BUILTIN and ADMIN (profile
 # directories), RUN (runtime directory) and LOG before using them.
 
+# daemon_test DIR: the variables a test of the daemon works with, under
+# DIR (D the daemon, BUILTIN, ADMIN, RUN, LOG; no daemon yet), or the
+# environment is missing when there is no daemon to test
+daemon_test() {
+	D=$USBETHD W=$1
+	BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
+	DPID='' DFD=''
+	need_usbeth_prog USBETHD
+}
+
 # stage_profiles DIR: a copy of the shipped profiles in DIR, owned by the
 # guest's root: those enabled as shipped and, as an admin who enabled them
 # all has them, those shipped disabled. usbethd reads no profile that
