@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Regenerate the tables and plots of docs/performance.md from the committed data.
+"""Regenerate the tables and plots of docs/performance.md and of its per-boot
+appendix, docs/performance-boots.md, from the committed data.
 
     docs-tables.py [--check | --no-plots]
 
@@ -34,6 +35,8 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performance.md")
+# the per-boot appendix, a generated page of its own
+BOOTS_PAGE = os.environ.get("USBETH_DOCS_BOOTS") or os.path.join(TOP, "docs", "performance-boots.md")
 DOCS = os.path.join(TOP, "docs")
 PERF = os.path.join(DOCS, "performance")
 BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across|--boots|--kernels|--emulated) -->\n)"
@@ -80,35 +83,41 @@ def main():
     if args not in ([], ["--check"], ["--no-plots"]):
         sys.exit("usage: docs-tables.py [--check | --no-plots]")
     check = args == ["--check"]
-    with open(PAGE, encoding="utf-8") as f:
-        old = f.read()
-    if not BLOCK.search(old):
-        sys.exit(f"docs-tables: no generated block in {PAGE}")
-    new = BLOCK.sub(lambda m: m.group(1) + generate(m.group(2)) + m.group(4), old)
+    olds, news = {}, {}
+    for page in (PAGE, BOOTS_PAGE):
+        with open(page, encoding="utf-8") as f:
+            olds[page] = f.read()
+        if not BLOCK.search(olds[page]):
+            sys.exit(f"docs-tables: no generated block in {page}")
+        news[page] = BLOCK.sub(lambda m: m.group(1) + generate(m.group(2)) + m.group(4), olds[page])
+    old, new = "".join(olds.values()), "".join(news.values())
     if check:
         rc = 0
-        if new != old:
-            sys.stdout.writelines(difflib.unified_diff(
-                old.splitlines(True), new.splitlines(True), "docs/performance.md (committed)",
-                "docs/performance.md (from the data)"))
-            print("docs-tables: docs/performance.md differs from its data: "
-                  "run scripts/docs-tables.py", file=sys.stderr)
-            rc = 1
+        for page in olds:
+            if news[page] != olds[page]:
+                name = "docs/performance.md" if page == PAGE else "docs/performance-boots.md"
+                sys.stdout.writelines(difflib.unified_diff(
+                    olds[page].splitlines(True), news[page].splitlines(True),
+                    f"{name} (committed)", f"{name} (from the data)"))
+                print(f"docs-tables: {name} differs from its data: "
+                      "run scripts/docs-tables.py", file=sys.stderr)
+                rc = 1
         for png in linked(new):
             if not os.path.exists(png):
                 print(f"docs-tables: {os.path.relpath(png, TOP)} is linked but missing: "
                       "run scripts/docs-tables.py", file=sys.stderr)
                 rc = 1
-        # the page as it is: a plot it does not link is not shipped with it
+        # the pages as they are: a plot they do not link is not shipped with them
         for png in unlinked(old):
             print(f"docs-tables: {os.path.relpath(png, TOP)} is linked by nothing: "
                   "run scripts/docs-tables.py", file=sys.stderr)
             rc = 1
         sys.exit(rc)
-    if new != old:
-        with open(PAGE, "w", encoding="utf-8") as f:
-            f.write(new)
-        print("docs-tables: docs/performance.md regenerated")
+    for page in olds:
+        if news[page] != olds[page]:
+            with open(page, "w", encoding="utf-8") as f:
+                f.write(news[page])
+            print(f"docs-tables: {os.path.relpath(page, TOP)} regenerated")
     if args == ["--no-plots"]:
         return
     bench_report(["--boots", "--write-plots", os.path.relpath(PERF, TOP)] + data())
