@@ -179,8 +179,8 @@ link_up() { # link_up LINK [VID PID]
 	*)
 		local a
 		read -ra a <<< "${EMU_ARGS[$1]}"
-		# the personality last, the options (and a posing ID) first
-		emu_plug bench "${a[0]}" ${2:+--id "$2:$3"} "${a[@]:1}"
+		# the personality first: its IDs are the ones a profile matches
+		emu_plug bench "${a[0]}" "${a[@]:1}"
 		emu_up bench "$EMU_HOST_NS"
 		HOST_NS=$EMU_HOST_NS HOST_IF=${EMU_IF[bench]} HOST_ADDR=$(emu_addr bench host)
 		PEER_NS=emu-bench PEER_IF=far0 PEER_ADDR=$(emu_addr bench far)

@@ -730,7 +730,7 @@ static void dn_frame(const uint8_t *p, uint32_t len, int64_t t)
 {
 	struct dir *d = &E.dn;
 
-	if (E.dn.queue.n && d->queue.bytes + len > d->buf) {
+	if (d->queue.n && d->queue.bytes + len > d->buf) {
 		d->drops++;
 		return;
 	}
@@ -761,7 +761,6 @@ static uint32_t in_fill(uint8_t *b, uint32_t max)
 	if (max > E.ntb_in)
 		max = E.ntb_in;
 	off = 12;
-	ndp = 0;
 	uint16_t idx[64][2];
 
 	while ((f = E.ready.head) && n < 63) {
