@@ -535,12 +535,31 @@ static int each_item(struct pctx *c, json_object *o, const char *what,
 	return 0;
 }
 
+int usb_id_parse(const char *s, uint16_t *out)
+{
+	unsigned long v = 0;
+	const char *p = s;
+	size_t n;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	n = strlen(p);
+	if (n < 1 || n > 4)
+		return -1;
+	for (; *p; p++) {
+		if (!isxdigit((unsigned char)*p))
+			return -1;
+		v = v * 16 + (unsigned long)(isdigit((unsigned char)*p) ?
+			*p - '0' : (tolower((unsigned char)*p) - 'a' + 10));
+	}
+	*out = (uint16_t)v;
+	return 0;
+}
+
 static int one_id(struct pctx *c, json_object *o, void *arg, size_t i)
 {
 	struct id_match *ids = arg;
-	const char *s, *p;
-	unsigned long v = 0;
-	size_t n;
+	const char *s;
 
 	if (json_object_is_type(o, json_type_int)) {
 		int64_t x = json_object_get_int64(o);
@@ -557,21 +576,8 @@ static int one_id(struct pctx *c, json_object *o, void *arg, size_t i)
 		ids[i].any = true;
 		return 0;
 	}
-	p = s;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	n = strlen(p);
-	if (n < 1 || n > 4)
-		goto bad;
-	for (; *p; p++) {
-		if (!isxdigit((unsigned char)*p))
-			goto bad;
-		v = v * 16 + (unsigned long)(isdigit((unsigned char)*p) ?
-			*p - '0' : (tolower((unsigned char)*p) - 'a' + 10));
-	}
-	ids[i].id = (uint16_t)v;
-	return 0;
-bad:
+	if (!usb_id_parse(s, &ids[i].id))
+		return 0;
 	return fail(c, false, "bad USB id \"%s\": want 1 to 4 hex digits "
 		    "(e.g. \"17e9\") or \"*\"", s);
 }
@@ -590,23 +596,31 @@ static int one_glob(struct pctx *c, json_object *o, void *arg, size_t i)
 	return dup_str(c, o, 63, &v[i], "an interface name glob");
 }
 
+int role_parse(const char *s)
+{
+	if (!strcmp(s, "host") || !strcmp(s, "usb-host"))
+		return USBETH_ROLE_USB_HOST;
+	if (!strcmp(s, "gadget") || !strcmp(s, "usb-gadget"))
+		return USBETH_ROLE_USB_GADGET;
+	if (!strcmp(s, "other"))
+		return USBETH_ROLE_OTHER;
+	return -1;
+}
+
 static int one_role(struct pctx *c, json_object *o, void *arg, size_t i)
 {
 	uint32_t *roles = arg;
 	const char *s;
+	int r;
 
 	(void)i;
 	if (get_str(c, o, 32, &s, "a role"))
 		return -1;
-	if (!strcmp(s, "host") || !strcmp(s, "usb-host"))
-		*roles |= 1U << USBETH_ROLE_USB_HOST;
-	else if (!strcmp(s, "gadget") || !strcmp(s, "usb-gadget"))
-		*roles |= 1U << USBETH_ROLE_USB_GADGET;
-	else if (!strcmp(s, "other"))
-		*roles |= 1U << USBETH_ROLE_OTHER;
-	else
+	r = role_parse(s);
+	if (r < 0)
 		return fail(c, false, "unknown role \"%s\": want \"host\", "
 			    "\"gadget\" or \"other\"", s);
+	*roles |= 1U << r;
 	return 0;
 }
 

@@ -94,6 +94,12 @@ struct profile {
 	struct knob_val set[K_COUNT];	/* as written in the file */
 	struct knob_val eff[K_COUNT];	/* with "extends" resolved */
 	bool resolved;
+	/* Where it ranks on a tie (profset_select()): the index of the
+	 * directory it was read from, the later the stronger; 0 for a
+	 * shipped profile enabled from profiles.available (available set).
+	 */
+	unsigned int dir;
+	bool available;		/* has the name of a profiles.available one */
 };
 
 /* An error: file, 1-based line and column (0 when not known), text. */
@@ -117,6 +123,24 @@ void profile_free(struct profile *p);
  * most PROFILE_NAME_MAX bytes.
  */
 bool profile_name_ok(const char *name);
+
+/* A USB id as a profile or a device description writes it: 1 to 4 hex
+ * digits, "0x" allowed. 0, or -1.
+ */
+int usb_id_parse(const char *s, uint16_t *out);
+/* A role as a profile writes it ("host", "gadget", "other", or the family's
+ * "usb-host", "usb-gadget"): the enum usbeth_role, or -1.
+ */
+int role_parse(const char *s);
+
+/* A device described on the command line (usbethd --explain --device), as
+ * "KEY=VALUE[,KEY=VALUE...]" with the keys a profile matches on: vid, pid,
+ * driver, role, speed, max-speed (a gadget's, when it is not connected),
+ * ifname. Fills *d (role "host" unless given); 0, or -1 with a message
+ * naming the key and the value in err.
+ */
+int dev_describe(const char *desc, struct usbeth_dev *d, char *err,
+		 size_t errlen);
 
 /* Specificity of a profile's match: how many of its criteria constrain. */
 int profile_specificity(const struct profile *p);
@@ -170,12 +194,33 @@ int profset_load_mode(struct profset *s, const char *const *dirs,
 void profset_free(struct profset *s);
 const struct profile *profset_find(const struct profset *s, const char *name);
 
-/* The winner for dev: the matching profile of highest specificity, then
- * highest priority, then lowest name. NULL if none matches.
+/* Loads one directory's profiles as they are, without resolving
+ * "extends" (profiles.available: they are listed, never applied); bad
+ * files are skipped and reported through warn. A missing directory is
+ * empty. 0, or -1 (out of memory, too many).
+ */
+int profset_load_available(struct profset *s, const char *dir,
+			   profset_warn_fn warn, void *arg, struct perr *err);
+/* Marks the profiles of s named as one of avail (a shipped profile, enabled
+ * by a copy or a link into a later directory): they rank as the first
+ * directory's (p->dir 0), so that on a tie the administrator's own profile
+ * wins over them.
+ */
+void profset_mark_available(struct profset *s, const struct profset *avail);
+
+/* The better of two matching profiles: <0 when a wins. The one of higher
+ * specificity, then of higher priority, then read from the later
+ * directory, then the name that sorts first.
+ */
+int profile_rank_cmp(const struct profile *a, const struct profile *b);
+/* The winner for dev: the first of the matching ones by
+ * profile_rank_cmp(). NULL if none matches.
  */
 const struct profile *profset_select(const struct profset *s,
 				     const struct usbeth_dev *dev);
-/* Why a beat b ("more specific (3 > 2)", "higher priority (10 > 0)", ...). */
+/* Why a beat b ("more specific (3 > 2)", "higher priority (10 > 0)",
+ * "read from a later directory", ...).
+ */
 void profset_why(const struct profile *a, const struct profile *b,
 		 char *buf, size_t len);
 

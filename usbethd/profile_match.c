@@ -140,8 +140,11 @@ bool profile_matches(const struct profile *p, const struct usbeth_dev *dev,
 			if (!strcmp(m->driver[i], dev->driver))
 				break;
 		if (i == m->n_driver) {
-			snprintf(why, whylen, "driver \"%s\" not matched",
-				 dev->driver);
+			if (!dev->driver[0])
+				snprintf(why, whylen, "no driver known");
+			else
+				snprintf(why, whylen, "driver \"%s\" not "
+					 "matched", dev->driver);
 			return false;
 		}
 	}
@@ -175,16 +178,18 @@ bool profile_matches(const struct profile *p, const struct usbeth_dev *dev,
 			if (!fnmatch(m->ifname[i], dev->ifname, 0))
 				break;
 		if (i == m->n_ifname) {
-			snprintf(why, whylen, "ifname %s not matched",
-				 dev->ifname);
+			if (!dev->ifname[0])
+				snprintf(why, whylen, "no ifname known");
+			else
+				snprintf(why, whylen, "ifname %s not matched",
+					 dev->ifname);
 			return false;
 		}
 	}
 	return true;
 }
 
-/* <0: a wins. */
-static int rank_cmp(const struct profile *a, const struct profile *b)
+int profile_rank_cmp(const struct profile *a, const struct profile *b)
 {
 	int sa = profile_specificity(a), sb = profile_specificity(b);
 
@@ -192,6 +197,8 @@ static int rank_cmp(const struct profile *a, const struct profile *b)
 		return sa > sb ? -1 : 1;
 	if (a->priority != b->priority)
 		return a->priority > b->priority ? -1 : 1;
+	if (a->dir != b->dir)
+		return a->dir > b->dir ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
@@ -206,9 +213,15 @@ void profset_why(const struct profile *a, const struct profile *b,
 	else if (a->priority != b->priority)
 		snprintf(buf, len, "as specific as %s (%d), higher priority "
 			 "(%d > %d)", b->name, sa, a->priority, b->priority);
+	else if (a->dir != b->dir)
+		snprintf(buf, len, "as specific as %s (%d), same priority "
+			 "(%d), read from a later directory%s", b->name, sa,
+			 a->priority, b->available ? " (a shipped profile "
+			 "enabled ranks as shipped)" : "");
 	else
-		snprintf(buf, len, "as specific and same priority as %s: "
-			 "name sorts first", b->name);
+		snprintf(buf, len, "as specific as %s (%d), same priority "
+			 "(%d), same directory: name sorts first", b->name, sa,
+			 a->priority);
 }
 
 const struct profile *profset_select(const struct profset *s,
@@ -220,10 +233,126 @@ const struct profile *profset_select(const struct profset *s,
 	for (i = 0; i < s->n; i++) {
 		if (!profile_matches(s->p[i], dev, NULL, 0))
 			continue;
-		if (!best || rank_cmp(s->p[i], best) < 0)
+		if (!best || profile_rank_cmp(s->p[i], best) < 0)
 			best = s->p[i];
 	}
 	return best;
+}
+
+void profset_mark_available(struct profset *s, const struct profset *avail)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (profset_find(avail, s->p[i]->name)) {
+			s->p[i]->available = true;
+			s->p[i]->dir = 0;
+		}
+}
+
+/* ---------------------------------------------- described devices -- */
+
+/* One "KEY=VALUE" of a description into d; -1 with err set. */
+static int describe_one(const char *key, const char *val,
+			struct usbeth_dev *d, char *err, size_t errlen)
+{
+	uint16_t id;
+	int v;
+
+	if (!strcmp(key, "vid") || !strcmp(key, "pid")) {
+		if (usb_id_parse(val, &id)) {
+			snprintf(err, errlen, "%s \"%s\": want 1 to 4 hex "
+				 "digits (e.g. 17e9)", key, val);
+			return -1;
+		}
+		if (key[0] == 'v') {
+			d->usb_vid = id;
+			d->present |= USBETH_BIT(USBETH_A_USB_VID);
+		} else {
+			d->usb_pid = id;
+			d->present |= USBETH_BIT(USBETH_A_USB_PID);
+		}
+	} else if (!strcmp(key, "driver") || !strcmp(key, "ifname")) {
+		size_t max = key[0] == 'd' ? sizeof(d->driver) :
+			sizeof(d->ifname);
+
+		if (!val[0] || strlen(val) >= max) {
+			snprintf(err, errlen, "%s \"%s\": want 1 to %zu "
+				 "bytes", key, val, max - 1);
+			return -1;
+		}
+		snprintf(key[0] == 'd' ? d->driver : d->ifname, max, "%s",
+			 val);
+	} else if (!strcmp(key, "role")) {
+		v = role_parse(val);
+		if (v < 0) {
+			snprintf(err, errlen, "role \"%s\": want host, gadget "
+				 "or other", val);
+			return -1;
+		}
+		d->role = (uint32_t)v;
+	} else if (!strcmp(key, "speed") || !strcmp(key, "max-speed")) {
+		v = usbeth_speed_parse(val);
+		if (v <= USBETH_USB_SPEED_UNKNOWN) {
+			snprintf(err, errlen, "%s \"%s\": want low, full, "
+				 "high, wireless, super or super-plus", key,
+				 val);
+			return -1;
+		}
+		if (key[0] == 's') {
+			d->usb_speed = (uint32_t)v;
+			d->present |= USBETH_BIT(USBETH_A_USB_SPEED);
+		} else {
+			d->gadget_max_speed = (uint32_t)v;
+			d->present |= USBETH_BIT(USBETH_A_GADGET_MAX_SPEED);
+		}
+	} else {
+		snprintf(err, errlen, "unknown key \"%s\": want vid, pid, "
+			 "driver, role, speed, max-speed or ifname", key);
+		return -1;
+	}
+	return 0;
+}
+
+int dev_describe(const char *desc, struct usbeth_dev *d, char *err,
+		 size_t errlen)
+{
+	char buf[512], *item, *save = NULL;
+	bool any = false;
+
+	memset(d, 0, sizeof(*d));
+	d->role = USBETH_ROLE_USB_HOST;
+	d->present = USBETH_BIT(USBETH_A_IFINDEX) | USBETH_BIT(USBETH_A_ROLE);
+	if (strlen(desc) >= sizeof(buf)) {
+		snprintf(err, errlen, "longer than %zu bytes", sizeof(buf) - 1);
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", desc);
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+
+		if (!eq) {
+			snprintf(err, errlen, "\"%s\": want KEY=VALUE", item);
+			return -1;
+		}
+		*eq = 0;
+		if (describe_one(item, eq + 1, d, err, errlen))
+			return -1;
+		any = true;
+	}
+	if (!any) {
+		snprintf(err, errlen, "empty: want KEY=VALUE[,KEY=VALUE...]");
+		return -1;
+	}
+	if (d->role != USBETH_ROLE_USB_HOST &&
+	    (usbeth_dev_has(d, USBETH_A_USB_VID) ||
+	     usbeth_dev_has(d, USBETH_A_USB_PID))) {
+		snprintf(err, errlen, "vid and pid: only the host side of a "
+			 "USB link has them (role host)");
+		return -1;
+	}
+	return 0;
 }
 
 bool profile_want(const struct profile *p, int k,

@@ -325,8 +325,8 @@ static void keep_masked(struct profset *s, const char *name, struct perr *err)
 		 "\"%s\" of an earlier directory stays masked)", name);
 }
 
-static int load_dir(struct profset *s, const char *dir, struct lctx *l,
-		    struct perr *err)
+static int load_dir(struct profset *s, const char *dir, unsigned int idx,
+		    struct lctx *l, struct perr *err)
 {
 	char **names = NULL;
 	size_t n = 0, i;
@@ -429,6 +429,7 @@ static int load_dir(struct profset *s, const char *dir, struct lctx *l,
 				goto out;
 			continue;
 		}
+		p->dir = idx;
 		if (profset_add(s, p)) {
 			profile_free(p);
 			snprintf(err->msg, sizeof(err->msg), "too many "
@@ -452,6 +453,18 @@ int profset_load(struct profset *s, const char *const *dirs, size_t ndirs,
 				 NULL, err);
 }
 
+int profset_load_available(struct profset *s, const char *dir,
+			   profset_warn_fn warn, void *arg, struct perr *err)
+{
+	struct lctx l = { PROFSET_SKIP_BAD, warn, arg, 0 };
+
+	memset(s, 0, sizeof(*s));
+	if (!load_dir(s, dir, 0, &l, err))
+		return 0;
+	profset_free(s);
+	return -1;
+}
+
 int profset_load_mode(struct profset *s, const char *const *dirs,
 		      size_t ndirs, enum profset_mode mode,
 		      profset_warn_fn warn, void *arg, size_t *skipped,
@@ -463,7 +476,7 @@ int profset_load_mode(struct profset *s, const char *const *dirs,
 	memset(s, 0, sizeof(*s));
 	memset(err, 0, sizeof(*err));
 	for (i = 0; i < ndirs; i++)
-		if (load_dir(s, dirs[i], &l, err))
+		if (load_dir(s, dirs[i], (unsigned int)i, &l, err))
 			goto fail;
 	/* a profile that cannot be resolved (its parent missing or
 	 * skipped, a cycle) is bad too: dropped, and the rest resolved

@@ -6,7 +6,8 @@
  *
  *   usbethd [OPTIONS]             run (foreground; Type=notify under systemd)
  *   usbethd --check               validate the profiles, exit 1 on an error
- *   usbethd --explain DEV         which profiles match DEV, the winner, the diff
+ *   usbethd --explain [DEV...]    which profiles match, the winner, the diff
+ *   usbethd --explain --device D  the same for a device described (D)
  *   usbethd --apply DEV           one-shot apply (the udev path)
  *
  * This file: the options, and which command runs (usbethd.h).
@@ -29,6 +30,7 @@
 static const char *prog = "usbethd";
 const char *dirs[MAX_DIRS];
 size_t ndirs;
+const char *available_dir;
 const char *runtime_dir = "/run/usbethd";
 bool restore_on_stop = true;
 int rcvbuf;
@@ -39,13 +41,24 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s [OPTIONS]            run the daemon (foreground)\n"
 		"       %s --check [OPTIONS]    validate the profiles\n"
-		"       %s --explain DEV        show matches, winner, diff\n"
+		"       %s --explain [DEV...]   which profile wins for each device\n"
+		"                               (every one without DEV), why, and\n"
+		"                               what it would change\n"
+		"       %s --explain --device KEY=VALUE[,KEY=VALUE...]\n"
+		"                               the same for a device described:\n"
+		"                               vid, pid, driver, role, speed,\n"
+		"                               max-speed, ifname\n"
 		"       %s --apply DEV          apply DEV's profile once\n"
 		"options:\n"
 		"  -d, --profiles-dir DIR   profile directory (repeatable; later\n"
-		"                           ones override earlier ones by name;\n"
-		"                           default /usr/share/usbeth/profiles.d\n"
-		"                           then /etc/usbeth/profiles.d)\n"
+		"                           ones override earlier ones by name\n"
+		"                           and win ties; default\n"
+		"                           /usr/share/usbeth/profiles.d then\n"
+		"                           /etc/usbeth/profiles.d)\n"
+		"      --available-dir DIR  profiles shipped disabled: listed by\n"
+		"                           --explain, never applied (default\n"
+		"                           /usr/share/usbeth/profiles.available\n"
+		"                           when no -d is given)\n"
 		"      --on-stop restore|keep  on stop (default restore)\n"
 		"      --runtime-dir DIR    locks and records of originals\n"
 		"                           (default /run/usbethd)\n"
@@ -54,7 +67,9 @@ static void usage(FILE *f)
 		"      --force              --apply even when the daemon runs\n"
 		"  -v, --verbose            debug messages\n"
 		"  -q, --quiet              changes, warnings and errors only\n"
-		"  -h, --help, --version\n", prog, prog, prog, prog);
+		"  -h, --help               this text\n"
+		"      --version            the version\n", prog, prog, prog,
+		prog, prog);
 }
 
 static void load_warn(const struct perr *e, void *arg)
@@ -66,8 +81,25 @@ static void load_warn(const struct perr *e, void *arg)
 	ulog(LOG_P_ERR, "%s: skipped", msg);
 }
 
+int load_available(struct profset *avail)
+{
+	struct perr err;
+	char msg[4500];
+
+	memset(avail, 0, sizeof(*avail));
+	if (!available_dir)
+		return 0;
+	if (!profset_load_available(avail, available_dir, load_warn, NULL,
+				    &err))
+		return 0;
+	perr_format(&err, msg, sizeof(msg));
+	ulog(LOG_P_ERR, "%s", msg);
+	return -1;
+}
+
 int load_mode(struct profset *s, enum profset_mode mode)
 {
+	struct profset avail;
 	struct perr err;
 	size_t skipped = 0;
 	char msg[4500];
@@ -77,6 +109,15 @@ int load_mode(struct profset *s, enum profset_mode mode)
 		if (skipped)
 			ulog(LOG_P_WARNING, "%zu profile files skipped (see "
 			     "above); %zu profiles loaded", skipped, s->n);
+		/* a shipped profile enabled ranks as shipped: ties go to
+		 * the administrator's own (usbethd.profiles(5), SELECTION)
+		 */
+		if (load_available(&avail)) {
+			profset_free(s);
+			return -1;
+		}
+		profset_mark_available(s, &avail);
+		profset_free(&avail);
 		return 0;
 	}
 	perr_format(&err, msg, sizeof(msg));
@@ -128,11 +169,13 @@ int lock_wait(int fd, int op)
 int main(int argc, char **argv)
 {
 	enum { O_CHECK = 256, O_EXPLAIN, O_APPLY, O_ON_STOP, O_RUNTIME,
-	       O_FORCE, O_VERSION, O_RCVBUF };
+	       O_FORCE, O_VERSION, O_RCVBUF, O_DEVICE, O_AVAILABLE };
 	static const struct option opts[] = {
 		{ "profiles-dir", required_argument, NULL, 'd' },
 		{ "check", no_argument, NULL, O_CHECK },
-		{ "explain", required_argument, NULL, O_EXPLAIN },
+		{ "explain", no_argument, NULL, O_EXPLAIN },
+		{ "device", required_argument, NULL, O_DEVICE },
+		{ "available-dir", required_argument, NULL, O_AVAILABLE },
 		{ "apply", required_argument, NULL, O_APPLY },
 		{ "on-stop", required_argument, NULL, O_ON_STOP },
 		{ "runtime-dir", required_argument, NULL, O_RUNTIME },
@@ -144,8 +187,9 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *explain = NULL, *apply = NULL;
-	bool check = false, force = false;
+	const char *apply = NULL, *descs[MAX_DIRS];
+	bool check = false, explain = false, force = false, avail_set = false;
+	size_t ndescs = 0;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "d:vqh", opts, NULL)) != -1) {
@@ -162,7 +206,19 @@ int main(int argc, char **argv)
 			check = true;
 			break;
 		case O_EXPLAIN:
-			explain = optarg;
+			explain = true;
+			break;
+		case O_DEVICE:
+			if (ndescs >= MAX_DIRS) {
+				fprintf(stderr, "%s: at most %d --device\n",
+					prog, MAX_DIRS);
+				return 1;
+			}
+			descs[ndescs++] = optarg;
+			break;
+		case O_AVAILABLE:
+			available_dir = optarg;
+			avail_set = true;
 			break;
 		case O_APPLY:
 			apply = optarg;
@@ -216,13 +272,20 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (optind != argc || (check + !!explain + !!apply) > 1) {
+	if ((optind != argc && !explain) || (check + explain + !!apply) > 1) {
 		usage(stderr);
+		return 1;
+	}
+	if (ndescs && (!explain || optind != argc)) {
+		fprintf(stderr, "%s: --device goes with --explain, and no DEV\n",
+			prog);
 		return 1;
 	}
 	if (!ndirs) {
 		dirs[ndirs++] = "/usr/share/usbeth/profiles.d";
 		dirs[ndirs++] = "/etc/usbeth/profiles.d";
+		if (!avail_set)
+			available_dir = "/usr/share/usbeth/profiles.available";
 	}
 	/* a log reader gone (stderr a pipe, outside systemd): EPIPE, never
 	 * a death that leaves every device changed and unrecorded restores
@@ -235,7 +298,8 @@ int main(int argc, char **argv)
 	if (check)
 		return cmd_check();
 	if (explain)
-		return cmd_explain(explain);
+		return cmd_explain((const char *const *)&argv[optind],
+				   (size_t)(argc - optind), descs, ndescs);
 	if (apply)
 		return cmd_apply(apply, force);
 	return run_daemon();

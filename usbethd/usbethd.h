@@ -17,6 +17,7 @@
 /* The options, set by main before a command runs. */
 extern const char *dirs[MAX_DIRS];	/* profile directories, in order */
 extern size_t ndirs;
+extern const char *available_dir;	/* profiles.available, or NULL */
 extern const char *runtime_dir;		/* locks and records (state.h) */
 extern bool restore_on_stop;		/* --on-stop restore|keep */
 extern int rcvbuf;		/* --rcvbuf: 0 keeps the kernel's default */
@@ -27,6 +28,10 @@ extern long test_dump_fail;	/* USBETHD_TEST_DUMP_FAIL: see resync() */
  */
 int load_mode(struct profset *s, enum profset_mode mode);
 int load(struct profset *s);
+/* The profiles of available_dir (none without one), unresolved: they are
+ * listed, never applied. 0, or -1 (logged).
+ */
+int load_available(struct profset *avail);
 /* A usbeth handle; 0, or -errno (logged). */
 int open_usbeth(struct usbeth **u);
 
@@ -41,7 +46,12 @@ int lock_open(const char *name);
 int lock_wait(int fd, int op);
 
 int cmd_check(void);
-int cmd_explain(const char *dev);
+/* For each device named (every one without a name), or each described
+ * (dev_describe()): the matching profiles, the winner and why, the
+ * disabled ones that match, and the changes.
+ */
+int cmd_explain(const char *const *devs, size_t ndevs,
+		const char *const *descs, size_t ndescs);
 int cmd_apply(const char *dev, bool force);
 /* The daemon (daemon.c): runs until SIGTERM or SIGINT; the exit status. */
 int run_daemon(void);

@@ -877,12 +877,152 @@ static void t_line_col(void)
 	CHECK_EQ(c, 3);
 }
 
+/*
+ * Precedence an administrator can predict: their own profile, as specific
+ * as a shipped one and of the same priority, wins over it, whether the
+ * shipped one is in an earlier directory or enabled by a copy next to
+ * theirs (it keeps ranking as shipped); priority, then specificity, still
+ * come first.
+ */
+static void t_admin_wins_ties(void)
+{
+	char tmpl[] = "/tmp/usbethd-unit.XXXXXX", etc[64], path[160];
+	const char *dirs[2];
+	struct usbeth_dev d;
+	struct profset s, avail;
+	struct perr e;
+	char why[200];
+	size_t i;
+
+	CHECK(mkdtemp(tmpl) != NULL);
+	chmod(tmpl, 0755);
+	snprintf(etc, sizeof(etc), "%s/etc", tmpl);
+	mkdir(etc, 0755);
+	dirs[0] = builtin_dirs[0];
+	dirs[1] = etc;
+	CHECK_EQ(profset_load_available(&avail, builtin_dirs[1], NULL, NULL,
+					&e), 0);
+	/* every shipped profile leaves the tie to the admin's of priority 0 */
+	for (i = 0; i < avail.n; i++)
+		CHECK(avail.p[i]->priority <= 0);
+	/* cellular-modem enabled by a copy, the README's own profile beside */
+	snprintf(path, sizeof(path), "%s/cellular-modem.json", builtin_dirs[1]);
+	{
+		FILE *f = fopen(path, "r");
+		char buf[8192];
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		CHECK(f != NULL);
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		snprintf(path, sizeof(path), "%s/cellular-modem.json", etc);
+		write_file(path, buf);
+	}
+	snprintf(path, sizeof(path), "%s/my-modem.json", etc);
+	write_file(path, "{\"match\": {\"vid\": \"1199\", \"pid\": \"9071\", "
+		   "\"role\": \"host\"}, \"settings\": {\"tx-timer-usecs\": 100}}");
+	CHECK_EQ(profset_load(&s, dirs, 2, &e), 0);
+	host_dev(&d, 0x1199, 0x9071);
+	/* unmarked, both are the admin's files: the name decides */
+	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
+	profset_mark_available(&s, &avail);
+	CHECK(profset_find(&s, "cellular-modem")->available);
+	CHECK(!profset_find(&s, "my-modem")->available);
+	CHECK_STR(profset_select(&s, &d)->name, "my-modem");
+	profset_why(profset_find(&s, "my-modem"),
+		    profset_find(&s, "cellular-modem"), why, sizeof(why));
+	CHECK(strstr(why, "read from a later directory") != NULL);
+	/* another modem of the vendors: the shipped one still applies */
+	host_dev(&d, 0x1199, 0x9091);
+	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
+	profset_free(&s);
+	/* a priority below the shipped one's loses the tie */
+	write_file(path, "{\"priority\": -1, \"match\": {\"vid\": \"1199\", "
+		   "\"pid\": \"9071\", \"role\": \"host\"}}");
+	CHECK_EQ(profset_load(&s, dirs, 2, &e), 0);
+	profset_mark_available(&s, &avail);
+	host_dev(&d, 0x1199, 0x9071);
+	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
+	profset_free(&s);
+	/* less specific loses whatever the directory */
+	write_file(path, "{\"priority\": 50, \"match\": {\"vid\": \"1199\", "
+		   "\"role\": \"host\"}}");
+	CHECK_EQ(profset_load(&s, dirs, 2, &e), 0);
+	profset_mark_available(&s, &avail);
+	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
+	profset_free(&s);
+	/* two of the admin's in one directory: the name */
+	write_file(path, "{\"match\": {\"vid\": \"1199\", \"driver\": "
+		   "\"cdc_ncm\", \"role\": \"host\"}}");
+	snprintf(path, sizeof(path), "%s/cellular-modem.json", etc);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/a-modem.json", etc);
+	write_file(path, "{\"match\": {\"vid\": \"1199\", \"pid\": \"9071\", "
+		   "\"role\": \"host\"}}");
+	CHECK_EQ(profset_load(&s, dirs, 2, &e), 0);
+	profset_mark_available(&s, &avail);
+	CHECK_STR(profset_select(&s, &d)->name, "a-modem");
+	profset_why(profset_find(&s, "a-modem"), profset_find(&s, "my-modem"),
+		    why, sizeof(why));
+	CHECK(strstr(why, "name sorts first") != NULL);
+	profset_free(&s);
+	profset_free(&avail);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/my-modem.json", etc);
+	unlink(path);
+	rmdir(etc);
+	rmdir(tmpl);
+}
+
+/* usbethd --explain --device: a description is parsed as hostile input. */
+static void t_describe(void)
+{
+	static const char *const bad[] = {
+		"", ",", "vid", "vid=", "vid=12345", "vid=0xg", "pid=-1",
+		"speed=warp", "max-speed=", "role=usb", "driver=",
+		"driver=0123456789012345678901234567890123",
+		"ifname=0123456789abcdef", "colour=red", "=1",
+		"role=gadget,vid=1d6b", "role=other,pid=1",
+	};
+	struct usbeth_dev d;
+	char err[256];
+	size_t i;
+	char big[600];
+
+	CHECK_EQ(dev_describe("vid=0x1199,pid=9071,driver=cdc_ncm,speed=super",
+			      &d, err, sizeof(err)), 0);
+	CHECK_EQ(d.role, USBETH_ROLE_USB_HOST);
+	CHECK_EQ(d.usb_vid, 0x1199);
+	CHECK_EQ(d.usb_pid, 0x9071);
+	CHECK_STR(d.driver, "cdc_ncm");
+	CHECK_EQ(d.usb_speed, USBETH_USB_SPEED_SUPER);
+	CHECK_EQ(dev_describe("role=gadget,max-speed=super-plus,ifname=usb0",
+			      &d, err, sizeof(err)), 0);
+	CHECK_EQ(d.role, USBETH_ROLE_USB_GADGET);
+	CHECK_EQ(d.gadget_max_speed, USBETH_USB_SPEED_SUPER_PLUS);
+	CHECK_STR(d.ifname, "usb0");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (!dev_describe(bad[i], &d, err, sizeof(err)))
+			printf("# accepted: \"%s\"\n", bad[i]);
+		CHECK(err[0] != 0);
+	}
+	CHECK(dev_describe("speed=warp", &d, err, sizeof(err)) != 0);
+	CHECK(strstr(err, "\"warp\"") != NULL);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	CHECK(dev_describe(big, &d, err, sizeof(err)) != 0);
+}
+
 static const struct unit_test tests[] = {
 	{ "builtin_profiles_load_and_select", t_builtins_load },
 	{ "syntax_errors_line_col", t_syntax_errors },
 	{ "schema_errors_line_col", t_schema_errors },
 	{ "hostile_inputs", t_hostile },
 	{ "specificity_then_priority", t_specificity_priority },
+	{ "admin_profile_wins_ties", t_admin_wins_ties },
+	{ "device_description", t_describe },
 	{ "match_criteria", t_match_criteria },
 	{ "role_other_needs_opt_in", t_role_other },
 	{ "extends_inheritance", t_extends },
