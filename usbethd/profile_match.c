@@ -213,11 +213,15 @@ void profset_why(const struct profile *a, const struct profile *b,
 	else if (a->priority != b->priority)
 		snprintf(buf, len, "as specific as %s (%d), higher priority "
 			 "(%d > %d)", b->name, sa, a->priority, b->priority);
+	else if (a->dir != b->dir && b->available)
+		snprintf(buf, len, "as specific as %s (%d), same priority "
+			 "(%d), and %s is shipped (enabled from "
+			 "profiles.available): your own wins the tie", b->name,
+			 sa, a->priority, b->name);
 	else if (a->dir != b->dir)
 		snprintf(buf, len, "as specific as %s (%d), same priority "
-			 "(%d), read from a later directory%s", b->name, sa,
-			 a->priority, b->available ? " (a shipped profile "
-			 "enabled ranks as shipped)" : "");
+			 "(%d), from a later directory", b->name, sa,
+			 a->priority);
 	else
 		snprintf(buf, len, "as specific as %s (%d), same priority "
 			 "(%d), same directory: name sorts first", b->name, sa,

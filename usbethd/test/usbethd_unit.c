@@ -932,7 +932,7 @@ static void t_admin_wins_ties(void)
 	CHECK_STR(profset_select(&s, &d)->name, "my-modem");
 	profset_why(profset_find(&s, "my-modem"),
 		    profset_find(&s, "cellular-modem"), why, sizeof(why));
-	CHECK(strstr(why, "read from a later directory") != NULL);
+	CHECK(strstr(why, "your own wins the tie") != NULL);
 	/* another modem of the vendors: the shipped one still applies */
 	host_dev(&d, 0x1199, 0x9091);
 	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
