@@ -59,9 +59,13 @@ boot1() {
 		"systemd-analyze cat-config modules-load.d | grep -qx usbeth"
 	ktap_expect_eq modules_load_ok "$(systemctl show -P Result systemd-modules-load)" success
 	ktap_expect_eq usbethd_active "$(systemctl is-active usbethd)" active
-	# Type=notify: "Started" is logged only once the daemon sent READY=1
+	# Type=notify (systemd 252, Debian 12) or notify-reload (253 and
+	# later, Debian 13: usbethd/Makefile): "Started" is logged only once
+	# the daemon sent READY=1
+	want_type=notify
+	[ "$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')" -ge 253 ] && want_type=notify-reload
 	ktap_expect_eq usbethd_ready \
-		"$(systemctl show -P Type usbethd) $(systemctl show -P SubState usbethd)" "notify running"
+		"$(systemctl show -P Type usbethd) $(systemctl show -P SubState usbethd)" "$want_type running"
 	ktap_check usbethd_started_logged sh -c "journalctl -b -u usbethd -o cat | grep -q '^Started'"
 
 	# -- the modem profile ships disabled: enabled as usbethd.profiles(5)
