@@ -19,7 +19,10 @@
 #     seen; records are written under state.lock (the daemon waits for
 #     another holder before its first change); a SIGHUP before the
 #     profiles load is a reload; with its log's reader gone (SIGPIPE) the
-#     daemon still stops and restores.
+#     daemon still stops and restores;
+#   - a value the driver rounds (the BQL hold time, on e1000e) through both kill
+#     points, a restart, a reload and a stop: left as the driver holds it,
+#     and its original put back.
 # The values are read back from the kernel (ip link); every wait is on a
 # line the daemon logs, or on its exit.
 source "$(dirname "$0")/lib.sh"
@@ -27,8 +30,8 @@ source "$(dirname "$0")/lib.sh"
 D=$USBETHD
 W=/tmp/usbethd-durable
 BUILTIN=$W/builtin ADMIN=$W/admin RUN=$W/run LOG=$W/daemon.log
-NS=usbethd-dur PEERS=usbethd-dur-peers
-DPID= DFD= LPID=
+NS=usbethd-dur PEERS=usbethd-dur-peers HNS=usbethd-dur-hold
+DPID= DFD= LPID= NIC=
 
 need_usbeth_prog USBETHD
 cleanup() {
@@ -41,6 +44,8 @@ cleanup() {
 	fi
 	ip netns del "$NS" 2>/dev/null
 	ip netns del "$PEERS" 2>/dev/null
+	[ -n "$NIC" ] && ip -n "$HNS" link set dev "$NIC" netns 1 2>/dev/null
+	ip netns del "$HNS" 2>/dev/null
 }
 trap cleanup EXIT
 source "$(dirname "$0")/usbethd_lib.sh"
@@ -48,6 +53,8 @@ rm -rf "$W" && mkdir -p "$ADMIN" "$RUN" && chmod 0755 "$ADMIN"
 stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 : > "$LOG"
 modprobe veth || env_missing "no veth driver (modprobe veth)"
+modprobe e1000e && NIC=$(__e1k_by_mac "$E1K_A_MAC") ||
+	env_missing "no e1000e NIC with MAC $E1K_A_MAC (the usbeth VM has it: make check)"
 ip netns add "$NS" && ip netns add "$PEERS" || bail "ip netns add"
 ip -n "$NS" link set lo up
 DNS=$NS
@@ -63,7 +70,7 @@ profile many vm\* '{ "txqueuelen": 777 }'
 lk() { ip -n "$NS" -o link show dev "$1" | grep -o "$2 [0-9]*" | cut -d' ' -f2; }
 ifindex() { ip -n "$NS" -o link show dev "$1" | cut -d: -f1; }
 
-ktap_plan 36
+ktap_plan 46
 
 ip -n "$NS" link add vd0 type veth peer name xp0 netns "$PEERS" || bail "cannot make veth vd0"
 vd0=$(ifindex vd0)
@@ -225,4 +232,50 @@ wait "$DPID"
 ktap_expect_eq no_reader_stop_status $? 0
 DPID=
 ktap_expect_eq no_reader_stop_restored "$(lk vd7 mtu)" 1500
+
+# --- 9. a value the driver rounds: BQL keeps the hold time in jiffies, so
+# at HZ=250 (Debian's) a bql-hold-time of 10 ms is held as 12. On the VM's
+# e1000e NIC (a driver with BQL, opted in by a role "other" profile), in a
+# netns and runtime directory of its own (the kill points hit the first
+# device changed): killed before and after the
+# first set, restarted, reloaded, stopped. Each evaluation that finds the
+# driver's 12 leaves it (0 changed), and the stop puts the original back
+# instead of taking 12 for an admin's value.
+ip netns add "$HNS" && ip link set dev "$NIC" netns "$HNS" || bail "cannot move $NIC into $HNS"
+hold() { ip netns exec "$HNS" cat "/sys/class/net/$NIC/queues/tx-0/byte_queue_limits/hold_time"; }
+printf '{ "match": { "driver": "e1000e", "role": "other" },\n  "settings": { "bql-hold-time": 10 } }\n' \
+	> "$ADMIN/hold.json" && chmod 0644 "$ADMIN/hold.json"
+h0=$(hold) RUN=$W/run-hold DNS=$HNS
+mkdir -p "$RUN"
+dmark
+USBETHD_TEST_KILL_AT=before-first-set daemon_start
+dexpect "USBETHD_TEST_KILL_AT=before-first-set: killed" > /dev/null
+daemon_stop; rc=$?
+ktap_expect_eq hold_killed_before_set "$rc $(hold)" "137 $h0"
+dmark
+USBETHD_TEST_KILL_AT=after-first-set daemon_start
+dexpect "USBETHD_TEST_KILL_AT=after-first-set: killed" > /dev/null
+daemon_stop; rc=$?
+ktap_expect_eq hold_killed_after_set_driver_rounds "$rc $(hold)" "137 12"
+dmark
+daemon_start
+ktap_check hold_restart_leaves_rounded dexpect "^$NIC: profile hold applied \(0 changed\)"
+dmark
+kill -HUP "$DPID"
+ktap_check hold_reload_leaves_rounded dexpect "^$NIC: profile hold applied \(0 changed\)"
+daemon_stop; rc=$?
+ktap_expect_eq hold_stop_restores_after_crash "$rc $(hold)" "0 $h0"
+# and without a crash: set once, left on reload, restored on stop
+dmark
+daemon_start
+ktap_check hold_applied dexpect "^$NIC: profile hold applied \(1 changed\)"
+ktap_expect_eq hold_applied_driver_rounds "$(hold)" 12
+dmark
+kill -HUP "$DPID"
+ktap_check hold_reload_leaves_it dexpect "^$NIC: profile hold applied \(0 changed\)"
+daemon_stop; rc=$?
+ktap_expect_eq hold_stop_restores "$rc $(hold)" "0 $h0"
+ktap_check hold_never_left_alone bash -c "! grep -q '$NIC: restore: .*left alone' '$LOG'"
+ip -n "$HNS" link set dev "$NIC" netns 1 && NIC= || bail "cannot move the NIC back"
+ip netns del "$HNS"
 ktap_finish

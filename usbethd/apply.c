@@ -177,14 +177,39 @@ static void fill_set(struct usbeth_set *s, const struct rec *r, int k,
 	usbeth_set_value(s, knob_table[k].attr, v);
 }
 
-static uint32_t echo_val(const struct usbeth_dev *echo, int k, uint32_t req)
+/*
+ * What the driver holds of each knob of mask after a SET: the echoed
+ * CHANGE's value, or, where the SET changed nothing (the kernel skips a
+ * value its driver treats as the one held, and sends no CHANGE) or the
+ * echo lacks it, one GET's. Where neither says (the GET failed), what was
+ * asked for.
+ */
+static void held_after_set(struct engine *e, const struct rec *r,
+			   uint32_t mask, const struct usbeth_dev *echo,
+			   const struct step *st, uint32_t got[K_COUNT])
 {
-	uint32_t v;
+	struct usbeth_dev now;
+	uint32_t left = 0, v;
+	bool mixed;
+	int k;
 
-	if (!echo->present || is_bql(k) || !usbeth_knob_value(echo, k, &v,
-							       NULL))
-		return req;
-	return v;
+	for (k = 0; k < K_COUNT; k++) {
+		if (!(mask & BIT(k)))
+			continue;
+		got[k] = st->v[k];
+		if (echo && echo->present &&
+		    usbeth_knob_value(echo, k, &v, &mixed) && !mixed)
+			got[k] = v;
+		else
+			left |= BIT(k);
+	}
+	if (!left || usbeth_get(e->u, r->ifindex, NULL, &now))
+		return;
+	for (k = 0; k < K_COUNT; k++)
+		if ((left & BIT(k)) && usbeth_knob_value(&now, k, &v, &mixed) &&
+		    !mixed)
+			got[k] = v;
+	usbeth_dev_free(&now);
 }
 
 /* Does the usbeth part of a step: all at once (atomic), else knob by knob
@@ -209,21 +234,21 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 		return 0;
 	err = timed_set(e, &s, &echo);
 	if (!err) {
-		test_kill_at("after-first-set");
-		for (k = 0; k < K_COUNT; k++) {
-			uint32_t got;
+		uint32_t got[K_COUNT];
 
+		test_kill_at("after-first-set");
+		held_after_set(e, r, mask, &echo, st, got);
+		usbeth_dev_free(&echo);
+		for (k = 0; k < K_COUNT; k++) {
 			if (!(mask & BIT(k)))
 				continue;
-			got = echo_val(&echo, k, st->v[k]);
 			r->req[k] = st->v[k];
-			r->got[k] = got;
+			r->got[k] = got[k];
 			r->got_has |= BIT(k);
 			log_change(r, st->restore & BIT(k) ? what_restore :
 				   what_apply, k, c->v[k], c->mixed & BIT(k),
-				   st->v[k], got);
+				   st->v[k], got[k]);
 		}
-		usbeth_dev_free(&echo);
 		return mask;
 	}
 	if (err == -ENODEV) {
@@ -233,7 +258,7 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 	}
 	/* one at a time: a refused knob does not hold back the others */
 	for (k = 0; k < K_COUNT; k++) {
-		uint32_t got;
+		uint32_t got[K_COUNT];
 
 		if (!(mask & BIT(k)))
 			continue;
@@ -248,13 +273,13 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 			continue;
 		}
 		test_kill_at("after-first-set");
-		got = echo_val(&echo, k, st->v[k]);
+		held_after_set(e, r, BIT(k), &echo, st, got);
 		usbeth_dev_free(&echo);
 		r->req[k] = st->v[k];
-		r->got[k] = got;
+		r->got[k] = got[k];
 		r->got_has |= BIT(k);
 		log_change(r, st->restore & BIT(k) ? what_restore : what_apply,
-			   k, c->v[k], c->mixed & BIT(k), st->v[k], got);
+			   k, c->v[k], c->mixed & BIT(k), st->v[k], got[k]);
 		done |= BIT(k);
 	}
 	return done;
@@ -415,6 +440,38 @@ static void skip_once(struct engine *e, struct rec *r, const char *pname,
 }
 
 /*
+ * What the driver treats as the value asked for: the value itself, or
+ * what the driver makes of it. BQL keeps the hold time in jiffies
+ * (msecs_to_jiffies() rounds up, and a jiffy is at most 10 ms: HZ >= 100),
+ * so 10 ms reads back as 12 at HZ=250; cdc_ncm pads a tx_max that is a
+ * multiple of the OUT endpoint's packet size (8 bytes at the least) by one
+ * byte, so 8192 reads back as 8193. Pure: no I/O, shared by apply and
+ * restore.
+ */
+static bool driver_equal(int k, uint32_t req, uint32_t held)
+{
+	if (held == req)
+		return true;
+	if (k == K_BQL_HOLD_TIME)
+		return held > req && held - req < 10;
+	if (k == K_NTB_TX_MAX)
+		return req % 8 == 0 && held == req + 1;
+	return false;
+}
+
+/*
+ * Whether k still holds what usbethd set: what the driver answered
+ * (got), or what it treats as the value asked for (a record written
+ * ahead of a set, by a daemon killed before it read the answer).
+ */
+static bool still_ours(const struct rec *r, const struct cur *c, int k)
+{
+	if (!(r->got_has & BIT(k)) || (c->mixed & BIT(k)))
+		return false;	/* usbethd set every queue alike */
+	return c->v[k] == r->got[k] || driver_equal(k, r->req[k], c->v[k]);
+}
+
+/*
  * Whether someone else changed k since usbethd set it (an admin's
  * `usbeth link set`, `ip link set`): the device no longer holds what
  * usbethd asked for, nor what the driver made of it. A record without
@@ -422,11 +479,7 @@ static void skip_once(struct engine *e, struct rec *r, const char *pname,
  */
 static bool not_ours(const struct rec *r, const struct cur *c, int k)
 {
-	if (!(r->got_has & BIT(k)))
-		return false;
-	if (c->mixed & BIT(k))		/* usbethd set every queue alike */
-		return true;
-	return c->v[k] != r->got[k] && c->v[k] != r->req[k];
+	return (r->got_has & BIT(k)) && !still_ours(r, c, k);
 }
 
 /* Says that k keeps someone else's value instead of the original. */
@@ -490,7 +543,9 @@ static void diff(struct engine *e, struct rec *r, const struct profile *p,
 			continue;
 		}
 		if (w->has & BIT(k)) {
-			if (c->v[k] == want && !(c->mixed & BIT(k)))
+			/* held already, as the driver holds the value */
+			if (driver_equal(k, want, c->v[k]) &&
+			    !(c->mixed & BIT(k)))
 				continue;
 			if (knob_table[k].kind == KIND_ETHTOOL &&
 			    !(c->f_hw & BIT(feat_primary(k)))) {
@@ -499,9 +554,8 @@ static void diff(struct engine *e, struct rec *r, const struct profile *p,
 					  "the device keeps it off (fixed)");
 				continue;
 			}
-			/* the driver rounds some values (cdc_ncm tx_max) */
-			if ((r->got_has & BIT(k)) && r->req[k] == want &&
-			    r->got[k] == c->v[k] && !(c->mixed & BIT(k)))
+			/* what the driver made of it, when usbethd set it */
+			if (r->req[k] == want && still_ours(r, c, k))
 				continue;
 			st->has |= BIT(k);
 			st->v[k] = want;
