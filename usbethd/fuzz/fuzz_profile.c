@@ -3,7 +3,9 @@
  * libFuzzer target for the profile parser: any bytes as a profile file,
  * then, when it parses, the rest of the profile code on it (a set with the
  * built-in-like parent "base", extends resolution, matching and the wanted
- * values against a few canned devices, the error text formatting).
+ * values against a few canned devices, the error text formatting). The
+ * same bytes are also a device description (usbethd --explain --device),
+ * which must be refused or give a device that matching takes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,9 +52,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct profile *p = NULL, *b = NULL;
 	struct profset s = { 0 };
 	struct perr err;
-	char buf[8192];
+	char buf[8192], derr[256];
+	struct usbeth_dev desc;
 	int i, k;
 
+	memcpy(buf, data, size < sizeof(buf) ? size : sizeof(buf) - 1);
+	buf[size < sizeof(buf) ? size : sizeof(buf) - 1] = 0;
+	if (!dev_describe(buf, &desc, derr, sizeof(derr)) &&
+	    (desc.role > USBETH_ROLE_USB_GADGET ||
+	     desc.driver[sizeof(desc.driver) - 1] ||
+	     desc.ifname[sizeof(desc.ifname) - 1]))
+		abort();	/* a description let a bad value by */
 	if (profile_parse("fuzz.json", "fuzz", (const char *)data, size, &p,
 			  &err)) {
 		perr_format(&err, buf, sizeof(buf));
@@ -71,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			canned(&d, i);
 			profile_matches(p, &d, why, sizeof(why));
+			profile_matches(p, &desc, why, sizeof(why));
 			profile_specificity(p);
 			w = profset_select(&s, &d);
 			if (w && w != p && profile_matches(p, &d, NULL, 0))
