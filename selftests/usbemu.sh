@@ -34,7 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_plan 32
+ktap_plan 34
 emu_setup
 
 SIZES=60,511,512,513,1023,1024,1025,1514
@@ -177,18 +177,23 @@ emu_unplug rate
 # an upload into a 4 Mbit/s uplink with a 16 KiB device buffer: in nak mode
 # the device stops taking OUT transfers and URBs wait on the host, nothing
 # is dropped; in bloat mode it takes every transfer and drops what does not
-# fit
+# fit. The same for a download: in nak mode frames wait on the far side
 for mode in nak bloat; do
-	emu_plug "$mode" dongle "mode=$mode" rate-up=4M buf-up=16384
+	emu_plug "$mode" dongle "mode=$mode" rate-up=4M buf-up=16384 rate-down=4M buf-down=16384
 	emu_up "$mode"
 	iperf_bytes "emu-$mode" "$(__self_ns)" "$(emu_addr "$mode" far)" -t 4 > /dev/null ||
 		bail "no upload through the $mode dongle"
+	iperf_bytes "$(__self_ns)" "emu-$mode" "$(emu_addr "$mode" host)" -t 4 > /dev/null ||
+		bail "no download through the $mode dongle"
 	held=$(emu_stat "$mode" urbs-held-max) drops=$(emu_stat "$mode" up-drops)
-	ktap_info "$mode: at most $held URBs held on the host, $drops frames dropped"
+	ddrops=$(emu_stat "$mode" down-drops)
+	ktap_info "$mode: at most $held URBs held on the host, $drops frames dropped up, $ddrops down"
 	if [ "$mode" = nak ]; then
 		ktap_expect_eq nak_holds_urbs_on_host "$(( held >= 4 )) drops=$drops" "1 drops=0"
+		ktap_expect_eq nak_drops_nothing_down "drops=$ddrops" "drops=0"
 	else
 		ktap_expect_eq bloat_takes_and_drops "held=$held $(( drops > 0 ))" "held=0 1"
+		ktap_expect_eq bloat_drops_down "$(( ddrops > 0 ))" 1
 	fi
 	emu_unplug "$mode"
 done

@@ -1083,12 +1083,20 @@ static void sock_in(void)
 	rlen -= off;
 }
 
+/* whether the downlink's buffer takes another frame from the far side:
+ * in nak mode it takes none while full, so frames wait there (the far
+ * side's qdisc), as OUT URBs wait on the host */
+static bool dn_room(void)
+{
+	return E.mode == M_BLOAT || !E.dn.queue.n || E.dn.queue.bytes + FRAME_MAX <= E.dn.buf;
+}
+
 static void tap_in(void)
 {
 	static uint8_t b[FRAME_MAX];
 	int i;
 
-	for (i = 0; i < 64; i++) {
+	for (i = 0; i < 64 && dn_room(); i++) {
 		ssize_t r = read(E.tap, b, sizeof(b));
 
 		if (r <= 0)
@@ -1569,8 +1577,7 @@ int main(int argc, char **argv)
 		struct pollfd p[3];
 		int64_t next = pump(), wait;
 		struct timespec ts, *tp = NULL;
-		bool tap_ok = E.mode == M_BLOAT || E.dn.queue.bytes + FRAME_MAX <= E.dn.buf ||
-			      !E.dn.queue.n;
+		bool tap_ok = dn_room();
 
 		if (stop)
 			break;
