@@ -77,7 +77,7 @@ FIELDS = ("idle_p50", "idle_p90", "idle_p99",
           "up_mbit", "up_p50", "up_p90", "up_p99",
           "down_mbit", "down_p50", "down_p90", "down_p99")
 LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e", "usbnet", "usbnet-rndis",
-              "dongle", "modem", "modem-step", "modem-ncm", "dock")
+              "dongle", "dongle-udp", "modem", "modem-step", "modem-ncm", "dock")
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the grid's configuration table (USBETH_BENCH_TABLE: another one)
 CONFIGS = os.environ.get("USBETH_BENCH_TABLE") or os.path.join(TOP, "selftests", "bench", "configs.txt")
@@ -97,7 +97,7 @@ DEVICE_MAX = {"drv_tx_max": "drv_dev_tx_max", "drv_rx_max": "drv_dev_rx_max"}
 # the knobs a link's driver does not have, which a profile that sets them
 # leaves alone there (cdc_ether and qmi_wwan have no NTB, no TX timer)
 LINK_LACKS = {link: ("drv_tx_max", "drv_rx_max", "drv_tx_timer_usecs", "drv_qmult")
-              for link in ("dongle", "modem", "modem-step")}
+              for link in ("dongle", "dongle-udp", "modem", "modem-step")}
 KEY_RE = re.compile(r"^[a-z0-9_]+$")
 VAL_RE = re.compile(r"^[A-Za-z0-9_.:+@-]{1,64}$")
 
@@ -653,7 +653,7 @@ def floor_lines(paths):
     return out
 
 
-EMU_LINKS = ("dongle", "modem", "modem-step", "modem-ncm", "dock")
+EMU_LINKS = ("dongle", "dongle-udp", "modem", "modem-step", "modem-ncm", "dock")
 
 
 def emulated(paths):
@@ -662,7 +662,7 @@ def emulated(paths):
     its floor (the idle RTT plus one 1514-byte frame at the uplink's
     emulated rate, rate_up of the data line), throughput, the download's
     ping; then per boot the A/A ratio (defaults-again against defaults) and
-    the cells refused as below the emulated rate."""
+    the transfers refused as below the emulated rate (a refused cell: both)."""
     rows, aa, refused, rates = {}, [], {}, {}
     for path in paths:
         for _, rec in tagged(path, "data"):
@@ -670,6 +670,8 @@ def emulated(paths):
                 continue
             key = (rec["kernel"], rec["link"])
             if rec.get("error") == "below-rate":
+                refused[key] = refused.get(key, 0) + 2
+            elif rec.get("refused") in ("up", "down"):
                 refused[key] = refused.get(key, 0) + 1
             if rec.get("rate_up", "").isdigit():
                 rates[key] = int(rec["rate_up"])
@@ -709,7 +711,7 @@ def emulated(paths):
     for name, key, up, upt, dn, dnt in aa:
         out.append(f"| {name} | {key[1]} | {key[0]} | {up} | {upt} | {dn} | {dnt} |")
     if refused:
-        out += ["", "Cells refused as below the emulated rate: " + ", ".join(
+        out += ["", "Transfers refused as below the emulated rate: " + ", ".join(
             f"{k[1]} on {k[0]}: {n}" for k, n in sorted(refused.items())) + "."]
     print("\n".join(out))
 
