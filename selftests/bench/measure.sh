@@ -42,21 +42,24 @@ __idle_us() {
 
 # loaded SRV_NS SRV_ADDR CLI_NS PING_NS PING_ADDR: an iperf3 run from
 # CLI_NS to the server at SRV_ADDR with pings from PING_NS to PING_ADDR
-# once the first second is over; prints "MBIT_S p50 p90 p99 n".
+# once the first OMIT seconds (default 1) are over; prints "MBIT_S p50 p90
+# p99 n" (MBIT_S: what the receiver got over the SECS after them). One TCP
+# flow, or with UDP_BPS set, UDP sent at that many bit/s.
 loaded() {
 	local sns=$1 saddr=$2 cns=$3 pns=$4 paddr=$5 tries=0 line got ifd ipid mbit=
 	ip netns exec "$sns" iperf3 -s -1 -D -B "$saddr" > /dev/null 2>&1 || return 1
 	while :; do
 		exec {ifd}< <(exec ip netns exec "$cns" iperf3 -c "$saddr" -f m -i 1 \
-			--forceflush -O 1 -t "$SECS" 2>&1)
+			${UDP_BPS:+-u -b "$UDP_BPS"} --forceflush -O "${OMIT:-1}" -t "$SECS" 2>&1)
 		ipid=$!
-		got=
+		got=0
 		while read -r -t 30 -u "$ifd" line; do
 			case $line in
-			*"unable to"*) break ;;
-			*" sec "*) got=1; break ;;
+			*"unable to"*) got=0; break ;;
+			*" sec "*) got=$((got + 1)); [ $got -lt "${OMIT:-1}" ] || break ;;
 			esac
 		done
+		[ $got -ge "${OMIT:-1}" ] || got=
 		[ -n "$got" ] && break
 		exec {ifd}<&-
 		wait "$ipid"
