@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 
+import ktap
+
 TOP, USBETHD = sys.argv[1], sys.argv[2]
 PROFILE_PATH = re.compile(r"/etc/usbeth/profiles\.d/[A-Za-z0-9._+@-]+\.json")
 # commands run here; anything else is reported as left to the VM tests
@@ -248,18 +250,7 @@ def main():
                "readme_other_modem_gets_cellular_modem", got)
     inst.close()
 
-    print("KTAP version 1")
-    print(f"1..{len(results)}")
-    failed = 0
-    for i, (ok, name, diag) in enumerate(results, 1):
-        if not ok:
-            failed += 1
-            for x in (diag or "").splitlines():
-                print(f"# {x}")
-        name = re.sub(r"[^A-Za-z0-9_.:-]+", "_", name).strip("_")
-        print(f"{'ok' if ok else 'not ok'} {i} {name}")
-    print(f"# totals: pass:{len(results) - failed} fail:{failed} skip:0")
-    return 1 if failed else 0
+    return ktap.finish(results)
 
 
 sys.exit(main())

@@ -18,17 +18,19 @@ export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
-exec /usr/bin/python3 - "$USBETH_TOP" <<'EOF'
+exec /usr/bin/python3 - "$USBETH_TOP" "$here" <<'EOF'
 import os
 import re
 import sys
 
 top = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+import ktap  # noqa: E402
 results = []
 
 
 def check(name, ok, diag=""):
-    results.append((name, ok, diag))
+    results.append((ok, name, diag))
 
 
 def read(p):
@@ -110,14 +112,5 @@ man8 = read("ip-extensions/usbeth.8").replace("\\-", "-").replace("\n", " ")
 check("usbeth8_quotes_module_missing", msg is not None and
       f"usbeth: {msg}" in man8, f"usbeth.c: {msg}")
 
-print("KTAP version 1")
-print(f"1..{len(results)}")
-failed = 0
-for i, (name, ok, diag) in enumerate(results, 1):
-    if not ok:
-        failed += 1
-        print(f"# {diag}")
-    print(f"{'ok' if ok else 'not ok'} {i} {name}")
-print(f"# totals: pass:{len(results) - failed} fail:{failed} skip:0")
-sys.exit(1 if failed else 0)
+sys.exit(ktap.finish(results))
 EOF

@@ -96,6 +96,20 @@ static void add(struct profset *s, const char *name, const char *text)
 		CHECK_EQ(profset_add(s, p), 0);
 }
 
+/* Why a beat b (profset_why()) must say sub. */
+static void expect_why(const struct profset *s, const char *a, const char *b,
+		       const char *sub)
+{
+	char why[200];
+
+	profset_why(profset_find(s, a), profset_find(s, b), why, sizeof(why));
+	if (!strstr(why, sub)) {
+		printf("# why %s beat %s: \"%s\", want \"%s\"\n", a, b, why,
+		       sub);
+		cur_ok = false;
+	}
+}
+
 /* ------------------------------------------------------------- tests -- */
 
 static void t_builtins_load(void)
@@ -237,15 +251,12 @@ static void t_specificity_priority(void)
 	host_dev(&d, 0x17e9, 0x4301);
 	CHECK_EQ(profile_specificity(profset_find(&s, "c-wild")), 0);
 	CHECK_STR(profset_select(&s, &d)->name, "b-vendor-product");
-	profset_why(profset_find(&s, "b-vendor-product"),
-		    profset_find(&s, "a-vendor"), why, sizeof(why));
-	CHECK(strstr(why, "more specific") != NULL);
+	expect_why(&s, "b-vendor-product", "a-vendor", "more specific");
 	/* same specificity: priority decides */
 	add(&s, "d-driver-prio", "{\"priority\": 5, \"match\": {\"driver\": \"cdc_ncm\", \"role\": \"host\"}}");
 	CHECK_STR(profset_select(&s, &d)->name, "d-driver-prio");
-	profset_why(profset_find(&s, "d-driver-prio"),
-		    profset_find(&s, "b-vendor-product"), why, sizeof(why));
-	CHECK(strstr(why, "higher priority (5 > 0)") != NULL);
+	expect_why(&s, "d-driver-prio", "b-vendor-product",
+		   "higher priority (5 > 0)");
 	host_dev(&d, 0x17e9, 0x1234);
 	CHECK_STR(profset_select(&s, &d)->name, "d-driver-prio");
 	strcpy(d.driver, "r8152");
@@ -877,6 +888,31 @@ static void t_line_col(void)
 	CHECK_EQ(c, 3);
 }
 
+/* The winner for d once path holds text, with dirs loaded and the
+ * profiles of avail marked: its name, in buf.
+ */
+static const char *winner_with(const char *const *dirs,
+			       const struct profset *avail, const char *path,
+			       const char *text, const struct usbeth_dev *d,
+			       char *buf, size_t len)
+{
+	const struct profile *w;
+	struct profset s;
+	struct perr e;
+
+	write_file(path, text);
+	buf[0] = 0;
+	if (profset_load(&s, dirs, 2, &e)) {
+		printf("# %s: %s\n", e.file, e.msg);
+		return buf;
+	}
+	profset_mark_available(&s, avail);
+	w = profset_select(&s, d);
+	snprintf(buf, len, "%s", w ? w->name : "(none)");
+	profset_free(&s);
+	return buf;
+}
+
 /*
  * Precedence an administrator can predict: their own profile, as specific
  * as a shipped one and of the same priority, wins over it, whether the
@@ -930,28 +966,21 @@ static void t_admin_wins_ties(void)
 	CHECK(profset_find(&s, "cellular-modem")->available);
 	CHECK(!profset_find(&s, "my-modem")->available);
 	CHECK_STR(profset_select(&s, &d)->name, "my-modem");
-	profset_why(profset_find(&s, "my-modem"),
-		    profset_find(&s, "cellular-modem"), why, sizeof(why));
-	CHECK(strstr(why, "your own wins the tie") != NULL);
+	expect_why(&s, "my-modem", "cellular-modem", "your own wins the tie");
 	/* another modem of the vendors: the shipped one still applies */
 	host_dev(&d, 0x1199, 0x9091);
 	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
 	profset_free(&s);
 	/* a priority below the shipped one's loses the tie */
-	write_file(path, "{\"priority\": -1, \"match\": {\"vid\": \"1199\", "
-		   "\"pid\": \"9071\", \"role\": \"host\"}}");
-	CHECK_EQ(profset_load(&s, dirs, 2, &e), 0);
-	profset_mark_available(&s, &avail);
 	host_dev(&d, 0x1199, 0x9071);
-	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
-	profset_free(&s);
+	CHECK_STR(winner_with(dirs, &avail, path, "{\"priority\": -1, "
+			      "\"match\": {\"vid\": \"1199\", \"pid\": \"9071\", "
+			      "\"role\": \"host\"}}", &d, why, sizeof(why)),
+		  "cellular-modem");
 	/* less specific loses whatever the directory */
-	write_file(path, "{\"priority\": 50, \"match\": {\"vid\": \"1199\", "
-		   "\"role\": \"host\"}}");
-	CHECK_EQ(profset_load(&s, dirs, 2, &e), 0);
-	profset_mark_available(&s, &avail);
-	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
-	profset_free(&s);
+	CHECK_STR(winner_with(dirs, &avail, path, "{\"priority\": 50, "
+			      "\"match\": {\"vid\": \"1199\", \"role\": \"host\"}}",
+			      &d, why, sizeof(why)), "cellular-modem");
 	/* two of the admin's in one directory: the name */
 	write_file(path, "{\"match\": {\"vid\": \"1199\", \"driver\": "
 		   "\"cdc_ncm\", \"role\": \"host\"}}");
@@ -963,9 +992,7 @@ static void t_admin_wins_ties(void)
 	CHECK_EQ(profset_load(&s, dirs, 2, &e), 0);
 	profset_mark_available(&s, &avail);
 	CHECK_STR(profset_select(&s, &d)->name, "a-modem");
-	profset_why(profset_find(&s, "a-modem"), profset_find(&s, "my-modem"),
-		    why, sizeof(why));
-	CHECK(strstr(why, "name sorts first") != NULL);
+	expect_why(&s, "a-modem", "my-modem", "name sorts first");
 	profset_free(&s);
 	profset_free(&avail);
 	unlink(path);
