@@ -656,14 +656,14 @@ def floor_lines(paths):
 EMU_LINKS = ("dongle", "dongle-udp", "modem", "modem-step", "modem-ncm", "dock")
 
 
-def emulated(paths):
-    """--emulated DATA...: the emulated links (data.sh), per link, kernel
-    and configuration over every boot: idle RTT, ping under upload beside
-    its floor (the idle RTT plus one 1514-byte frame at the uplink's
-    emulated rate, rate_up of the data line), throughput, the download's
-    ping; then per boot the A/A ratio (defaults-again against defaults) and
-    the transfers refused as below the emulated rate (a refused cell: both)."""
-    rows, aa, refused, rates = {}, [], {}, {}
+AA_BAND = (0.90, 1.10)	# the A/A band a boot's noise must stay within
+
+
+def emu_boots(paths):
+    """Per boot (data file) of the emulated links: {(kernel, link):
+    {config: [rounds]}}, the transfers refused below the emulated rate per
+    (kernel, link), and each (kernel, link)'s uplink rate."""
+    boots, refused, rates = [], {}, {}
     for path in paths:
         for _, rec in tagged(path, "data"):
             if rec.get("link") not in EMU_LINKS or "kernel" not in rec:
@@ -676,25 +676,70 @@ def emulated(paths):
             if rec.get("rate_up", "").isdigit():
                 rates[key] = int(rec["rate_up"])
         cells, _, _ = parse(path)
+        boots.append((os.path.basename(path),
+                      {k: v for k, v in cells.items() if k[1] in EMU_LINKS}))
+    return boots, refused, rates
+
+
+AA_FIELDS = (("up_p50", False), ("up_mbit", True), ("down_p50", False), ("down_mbit", True))
+
+
+def aa_of(per):
+    """A boot's A/A ratios, (upload ping, upload Mbit/s, download ping,
+    download Mbit/s), each None where a side has no figure: ping p50 as
+    defaults over defaults-again, Mbit/s as defaults-again over defaults."""
+    d, a = per.get("defaults"), per.get("defaults-again")
+    if not d or not a:
+        return None
+    return tuple(ratio_of(agg(a, f), agg(d, f)) if up else ratio_of(agg(d, f), agg(a, f))
+                 for f, up in AA_FIELDS)
+
+
+def band(vals):
+    """"lowest-highest (k of n within the band)" of a list of ratios."""
+    v = [x for x in vals if x is not None]
+    if not v:
+        return "-"
+    k = sum(AA_BAND[0] <= x <= AA_BAND[1] for x in v)
+    return f"{min(v):.2f}-{max(v):.2f} ({k} of {len(v)})"
+
+
+def emulated(paths):
+    """--emulated DATA...: the emulated links (data.sh), per link, kernel
+    and configuration over every boot: idle RTT, ping under upload beside
+    its floor (the idle RTT plus one 1514-byte frame at the uplink's
+    emulated rate, rate_up of the data line), throughput, the download's
+    ping; then per link and kernel the A/A band of its boots (defaults
+    against defaults-again), the kernels compared pair by pair where a data
+    file holds boots of two, and the transfers refused as below the
+    emulated rate (a refused cell: both)."""
+    boots, refused, rates = emu_boots(paths)
+    rows, aa, pairs = {}, {}, {}
+    for _, cells in boots:
         for key, per in cells.items():
-            if key[1] not in EMU_LINKS:
-                continue
             for cfg, rounds in per.items():
                 rows.setdefault(key, {}).setdefault(cfg, []).extend(rounds)
-            d, a = per.get("defaults"), per.get("defaults-again")
-            if d and a:
-                aa.append((os.path.basename(path), key,
-                           ratio(agg(d, "up_p50"), agg(a, "up_p50")),
-                           ratio(agg(a, "up_mbit"), agg(d, "up_mbit")),
-                           ratio(agg(d, "down_p50"), agg(a, "down_p50")),
-                           ratio(agg(a, "down_mbit"), agg(d, "down_mbit"))))
+            r = aa_of(per)
+            if r:
+                aa.setdefault(key, []).append(r)
+        # boots of several kernels in one file, a set run together
+        # (bench-kernels.sh): each kernel against the newest, pair by pair
+        kernels = sorted({k for k, _ in cells}, key=kernel_sort)
+        for link in {lk for _, lk in cells}:
+            have = [k for k in kernels if cells.get((k, link), {}).get("defaults")]
+            for k in have[:-1]:
+                a, b = cells[(k, link)]["defaults"], cells[(have[-1], link)]["defaults"]
+                pairs.setdefault((link, k, have[-1]), []).append(
+                    (ratio_of(agg(a, "up_p50"), agg(b, "up_p50")),
+                     ratio_of(agg(a, "up_mbit"), agg(b, "up_mbit"))))
     out = ["Each figure: the median over every round of every boot, "
            "(lowest-highest) round; RTTs in ms, throughput in Mbit/s. "
            "Floor: the idle p50 plus one 1514-byte frame at the uplink's rate.", "",
            "| link | kernel | configuration | rounds | idle p50 | floor | upload: ping p50 | p90 | p99 "
            "| Mbit/s | download: ping p50 | Mbit/s |",
            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for key in sorted(rows, key=lambda k: (EMU_LINKS.index(k[1]), k[0])):
+    order = sorted(rows, key=lambda k: (EMU_LINKS.index(k[1]), kernel_sort(k[0])))
+    for key in order:
         for cfg in sorted(rows[key], key=lambda c: (c != "defaults", c != "defaults-again", c)):
             r = rows[key][cfg]
             idle = agg(r, "idle_p50")
@@ -704,15 +749,46 @@ def emulated(paths):
                        f"{fmt(agg(r, 'up_p50'))} | {fmt(agg(r, 'up_p90'))} | {fmt(agg(r, 'up_p99'))} | "
                        f"{fmt(agg(r, 'up_mbit'), 2)} | {fmt(agg(r, 'down_p50'))} | "
                        f"{fmt(agg(r, 'down_mbit'), 2)} |")
-    out += ["", "A/A per boot: defaults against defaults-again (ping p50: defaults over "
-            "defaults-again; Mbit/s: defaults-again over defaults).", "",
-            "| boot | link | kernel | upload ping | upload Mbit/s | download ping | download Mbit/s |",
+    out += ["", f"The A/A band: per boot, defaults against defaults-again (ping p50: "
+            f"defaults over defaults-again; Mbit/s: defaults-again over defaults), "
+            f"lowest-highest over the boots and how many of them stay within "
+            f"{AA_BAND[0]:.2f}-{AA_BAND[1]:.2f}. Each boot's own: "
+            f"[performance-boots.md](performance-boots.md#emulated-links-aa-per-boot).", "",
+            "| link | kernel | boots | upload ping | upload Mbit/s | download ping | download Mbit/s |",
             "| --- | --- | --- | --- | --- | --- | --- |"]
-    for name, key, up, upt, dn, dnt in aa:
-        out.append(f"| {name} | {key[1]} | {key[0]} | {up} | {upt} | {dn} | {dnt} |")
+    for key in order:
+        if key in aa:
+            cols = [band([r[i] for r in aa[key]]) for i in range(4)]
+            out.append(f"| {key[1]} | {key[0]} | {len(aa[key])} | " + " | ".join(cols) + " |")
+    if pairs:
+        out += ["", "Kernels pair by pair: in each set of boots run together, a kernel's "
+                "defaults over the newest kernel's (ping under upload p50, upload Mbit/s).", "",
+                "| link | kernels | pairs | upload ping, per pair | upload Mbit/s, per pair |",
+                "| --- | --- | --- | --- | --- |"]
+        for (link, ka, kb), v in sorted(pairs.items(), key=lambda p: (EMU_LINKS.index(p[0][0]),
+                                                                        kernel_sort(p[0][1]))):
+            per = lambda i: " ".join("-" if x[i] is None else f"{x[i]:.2f}" for x in v)
+            out.append(f"| {link} | {ka} / {kb} | {len(v)} | {per(0)} | {per(1)} |")
     if refused:
         out += ["", "Transfers refused as below the emulated rate: " + ", ".join(
             f"{k[1]} on {k[0]}: {n}" for k, n in sorted(refused.items())) + "."]
+    print("\n".join(out))
+
+
+def emulated_boots(paths):
+    """--emulated-boots DATA...: each boot's A/A ratios of the emulated
+    links, a row per boot, link and kernel."""
+    boots, _, _ = emu_boots(paths)
+    out = ["Per boot: defaults against defaults-again (ping p50: defaults over "
+           "defaults-again; Mbit/s: defaults-again over defaults).", "",
+           "| boot | link | kernel | upload ping | upload Mbit/s | download ping | download Mbit/s |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, cells in boots:
+        for key in sorted(cells, key=lambda k: (EMU_LINKS.index(k[1]), kernel_sort(k[0]))):
+            r = aa_of(cells[key])
+            if r:
+                out.append(f"| {name} | {key[1]} | {key[0]} | " + " | ".join(
+                    "-" if x is None else f"{x:.2f}" for x in r) + " |")
     print("\n".join(out))
 
 
@@ -837,6 +913,8 @@ def main():
                     help="DATA...: boots of two kernels, their defaults compared, on stdout")
     ap.add_argument("--emulated", action="store_true",
                     help="DATA...: the emulated links over every boot, on stdout")
+    ap.add_argument("--emulated-boots", action="store_true",
+                    help="DATA...: the emulated links' A/A ratios per boot, on stdout")
     ap.add_argument("--verify", action="store_true",
                     help="LINK CONFIG drv_FIELD=VALUE...: the state holds what CONFIG declares")
     ap.add_argument("paths", nargs="+", metavar="DATA [OUTDIR]")
@@ -860,6 +938,9 @@ def main():
         return
     if a.emulated:
         emulated(a.paths)
+        return
+    if a.emulated_boots:
+        emulated_boots(a.paths)
         return
     if a.boots:
         boots(a.paths, a.link_dir.rstrip("/"), a.write_plots)

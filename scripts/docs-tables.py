@@ -14,8 +14,9 @@ is replaced by `scripts/bench-report.py MODE docs/performance/*.txt` (MODE:
 late/ are read by nothing), or, for MODE --kernels, by its output over
 docs/performance/kernels/*.txt: pairs of boots of a stock kernel and one
 with upstream/'s series (scripts/bench-kernels.sh), whose plot is
-docs/performance/kernels/kernels.png; for MODE --emulated, over
-docs/performance/emulated/*.txt, boots of the emulated links. Then the plots the page links are drawn into
+docs/performance/kernels/kernels.png; for MODE --emulated and
+--emulated-boots, over docs/performance/emulated/*.txt, boots of the
+emulated links. Then the plots the page links are drawn into
 docs/performance/ (each boot's, `bench-report.py --boots --write-plots`,
 and each link's across boots, `bench-report.py --across-plot`), and the
 PNGs there that the page no longer links are removed (--no-plots: the
@@ -39,7 +40,7 @@ PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performa
 BOOTS_PAGE = os.environ.get("USBETH_DOCS_BOOTS") or os.path.join(TOP, "docs", "performance-boots.md")
 DOCS = os.path.join(TOP, "docs")
 PERF = os.path.join(DOCS, "performance")
-BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across|--boots|--kernels|--emulated) -->\n)"
+BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across|--boots|--kernels|--emulated|--emulated-boots) -->\n)"
                    r"(.*?)(<!-- end generated -->)", re.S)
 # an image the page links: ![...](performance/NAME.png)
 IMAGE = re.compile(r"!\[[^\]]*\]\((performance/[^)\s]+\.png)\)")
@@ -64,7 +65,7 @@ def bench_report(args):
 
 
 def generate(mode):
-    sub = {"--kernels": KERNELS, "--emulated": EMULATED}.get(mode, PERF)
+    sub = {"--kernels": KERNELS, "--emulated": EMULATED, "--emulated-boots": EMULATED}.get(mode, PERF)
     return bench_report([mode] + data(sub)).rstrip("\n") + "\n"
 
 
