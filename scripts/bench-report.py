@@ -5,6 +5,7 @@
     bench-report.py [--title TEXT] DATA OUTDIR
     bench-report.py --across DATA...
     bench-report.py --summary DATA...
+    bench-report.py --verdicts DATA...
     bench-report.py --boots [--link-dir PATH] [--write-plots DIR] DATA...
     bench-report.py --across-plot OUTDIR DATA...
     bench-report.py --kernels [--write-plots DIR] DATA...
@@ -21,13 +22,22 @@ With --across, each DATA file is a set of boots (one per kernel, as
 scripts/bench-data.sh writes them) and the Markdown on stdout gives, per
 link and configuration, each ratio's median over the boots that measured
 it, with the lowest and highest boot: the figure to quote when single
-boots on a shared machine disagree.
+boots on a shared machine disagree; the lines refused are counted, and
+listed by --boots under their data file.
 
 With --summary, the same over DATA... but per kernel: first the noise
 band of each link and kernel (the "defaults-again" configuration, the
 defaults measured a second time in every round, against "defaults"), then
 each built-in profile as usbethd applied it. The tables docs/performance.md
 shows are this output (scripts/docs-tables.py).
+
+With --verdicts, per shipped profile (usbethd/profiles.d and
+profiles.available, those that set a knob) and per link it was measured
+on: helps, costs, helps and costs, or no result. A latency or throughput
+counts where the profile has three boots or more on the link and every
+one of them lies beyond the A/A band of its link and kernel (as far from
+1 as any boot's defaults-again ratio came, either way), on the same side.
+The verdicts at the top of docs/performance.md are this output.
 
 With --boots, the Markdown on stdout gives, per DATA file and per kernel
 and link in it, the table the report above writes for that boot, then the
@@ -47,7 +57,9 @@ per-boot median throughput and ping under load, then each other kernel
 against the stock one: how many times lower its ping under load is, its
 throughput change, and the floor a ping under load cannot go below (the
 kernel's idle RTT plus one full NTB's time on the wire at the stock
-throughput). The "# floor:" lines of selftests/bench/floor.sh in the same
+throughput); then the same pair by pair (each DATA file a pair of boots
+run at the same time) and in how many pairs the ping under load is
+lower. The "# floor:" lines of selftests/bench/floor.sh in the same
 files give a last table: per kernel and link, the ping with the link idle,
 with the CPUs loaded and nothing on the link, and under an upload.
 --write-plots DIR draws DIR/kernels.png: per link and direction one point
@@ -66,6 +78,7 @@ refused by name on stderr and left out of every table (listed under
 before and after each transfer) and exits 1 naming what differs.
 """
 import argparse
+import glob
 import json
 import math
 import os
@@ -392,7 +405,11 @@ def across(paths):
                            if v else "-")
             out.append("| " + " | ".join(row) + " |")
         out.append("")
-    out += refused_md()
+    if REFUSED:
+        # the list itself is --boots', under each data file
+        out.append(f"Left out of every table: {len(REFUSED)} data lines whose driver did not "
+                   "hold what their configuration declares, each listed under its data file "
+                   "in [performance-boots.md](performance-boots.md).")
     print("\n".join(out))
 
 
@@ -497,6 +514,99 @@ def summary(paths):
     prof = rows(lambda c: c.startswith("profile:"))
     out += head + prof if prof else ["Not measured."]
     out.append("")
+    print("\n".join(out))
+
+
+VERDICT_BOOTS = 3	# the fewest boots of a profile on a link that make a verdict
+METRICS = (("up_lat", "upload latency"), ("up_tput", "upload throughput"),
+           ("down_lat", "download latency"), ("down_tput", "download throughput"))
+
+
+def shipped_profiles(pdirs=PROFILES):
+    """The shipped profiles that set a knob, in name order."""
+    names = set()
+    for d in pdirs:
+        for path in glob.glob(os.path.join(d, "*.json")):
+            name = os.path.splitext(os.path.basename(path))[0]
+            try:
+                if profile_settings(name, pdirs):
+                    names.add(name)
+            except (OSError, ValueError):
+                continue
+    return sorted(names)
+
+
+def verdicts(paths):
+    """--verdicts DATA...: per shipped profile and link it was measured on,
+    whether it helps, costs, or gives no result: a metric counts where the
+    profile has VERDICT_BOOTS boots or more on the link and every one of
+    them lies beyond the A/A band of its link and kernel, on the same side.
+    The band: as far from 1 as any boot's defaults-again ratio of that link
+    and kernel came, either way (the --summary noise rows)."""
+    boots = per_boot(paths)
+    band = {}
+    for k, link, cfg, r in boots:
+        if cfg == "defaults-again":
+            for m, _ in METRICS:
+                if r.get(m):
+                    b = band.get((link, k, m), 1.0)
+                    band[(link, k, m)] = max(b, r[m], 1 / r[m])
+    out = ["Each shipped profile as usbethd applied it, per link it was measured on,",
+           "against the defaults of the same boot. A latency or throughput counts",
+           "where the profile has %d boots or more on the link and every one of" % VERDICT_BOOTS,
+           "them lies beyond the A/A band of its link and kernel, on the same side;",
+           "the band: as far from 1 as the defaults measured again (`defaults-again`)",
+           "came in any boot of that link and kernel, either way (the Summary's",
+           "noise rows). Figures: the profile's lowest-highest boot, as ratios",
+           "(latency: the defaults' ping under load / the profile's; throughput:",
+           "the profile's / the defaults')."]
+    rows = ["| profile | link | kernels (boots) | verdict | why |",
+            "| --- | --- | --- | --- | --- |"]
+    emu = []
+    for name in shipped_profiles():
+        cfg = "profile:" + name
+        got = [(k, link, r) for k, link, c, r in boots if c == cfg]
+        if not got:
+            rows.append(f"| {name} | - | - | not measured | - |")
+            continue
+        for link in link_sorted({link for _, link, _ in got}):
+            if link in EMU_LINKS:
+                emu.append(name)
+            mine = [(k, r) for k, ll, r in got if ll == link]
+            kern = {}
+            for k, _ in mine:
+                kern[k] = kern.get(k, 0) + 1
+            where = ", ".join(f"{k} x{n}" if n > 1 else k
+                              for k, n in sorted(kern.items(), key=lambda x: kernel_sort(x[0])))
+            better, worse = [], []
+            for m, what in METRICS:
+                v = [(k, r[m]) for k, r in mine if m in r]
+                if len(v) < VERDICT_BOOTS:
+                    continue
+                lo, hi = min(x for _, x in v), max(x for _, x in v)
+                b = [band.get((link, k, m)) for k, _ in v]
+                if all(bb and x > bb for bb, (_, x) in zip(b, v)):
+                    better.append(f"{what} {'lower' if m.endswith('lat') else 'higher'} "
+                                  f"({lo:.2f}-{hi:.2f})")
+                elif all(bb and x < 1 / bb for bb, (_, x) in zip(b, v)):
+                    worse.append(f"{what} {'higher' if m.endswith('lat') else 'lower'} "
+                                 f"({lo:.2f}-{hi:.2f})")
+            if len(mine) < VERDICT_BOOTS:
+                verdict, why = "no result", f"{len(mine)} boot{'s' if len(mine) > 1 else ''}, fewer than {VERDICT_BOOTS}"
+            elif better and worse:
+                verdict, why = "helps and costs", "; ".join(better + worse)
+            elif better:
+                verdict, why = "helps", "; ".join(better)
+            elif worse:
+                verdict, why = "costs", "; ".join(worse)
+            else:
+                verdict, why = "no result", "no latency or throughput beyond the A/A band, one side, in every boot"
+            rows.append(f"| {name} | {link} | {where} ({len(mine)}) | {verdict} | {why} |")
+    out += [""] + rows + [""]
+    emu = sorted(set(emu))
+    out.append("On the emulated links with a bottleneck of their own ("
+               + ", ".join(f"`{x}`" for x in EMU_LINKS) + "): "
+               + (("measured: " + ", ".join(emu)) if emu else "no profile measured") + ".")
     print("\n".join(out))
 
 
@@ -830,17 +940,41 @@ def kernels_md(paths):
                 floor = ki + NTB_BYTES * 8 / (bm * 1000.0)
                 cmp_rows.append(
                     f"| {link} | {d}load | {k} vs {base[0]} | {bl / kl:.2f} | "
-                    f"{(km / bm - 1) * 100:+.0f}% | {kl:.2f} | {bl / 3:.2f} | {floor:.2f} | "
+                    f"{(km / bm - 1) * 100:+.0f}% | {kl:.2f} | {floor:.2f} | "
                     f"{bi / ki:.2f} |")
-    out += ["", "Against the stock kernel: how many times lower the ping under load is,",
-            "the throughput change, the ping under load, a third of the stock",
-            "kernel's (what a threefold improvement would reach) and the floor no",
-            "ping under load goes below (the kernel's idle RTT plus one 16 KiB NTB",
-            "on the wire at the stock throughput), in ms; and how many times lower",
-            "the idle RTT is.", "",
-            "| link | direction | kernels | ping under load, times lower | throughput | ping under load | a third of stock | floor | idle RTT, times lower |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    out += ["", "Against the stock kernel, on the medians above: how many times lower",
+            "the ping under load is, the throughput change, the ping under load and",
+            "the floor no ping under load goes below (the kernel's idle RTT plus",
+            "one 16 KiB NTB on the wire at the stock throughput), in ms; and how",
+            "many times lower the idle RTT is.", "",
+            "| link | direction | kernels | ping under load, times lower | throughput | ping under load | floor | idle RTT, times lower |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     out += cmp_rows
+    # pair by pair: each data file a pair of boots run at the same time
+    pairs = {}
+    for path in paths:
+        for (link, d), per in kernel_boots([path]).items():
+            base = [k for k in sorted(per, key=kernel_sort) if "fixed" not in k]
+            if not base:
+                continue
+            b = per[base[0]][0]
+            for k in per:
+                if k != base[0]:
+                    v = per[k][0]
+                    pairs.setdefault((link, d, k, base[0]), []).append((b[1] / v[1], v[0] / b[0]))
+    if pairs:
+        out += ["", "Pair by pair (each pair: one boot of each kernel, run at the same time):",
+                "how many times lower the ping under load is, and the throughput",
+                "against the stock kernel's; then in how many pairs the ping under",
+                "load is lower.", "",
+                "| link | direction | kernels | ping under load, times lower, per pair | throughput, per pair | pairs with a lower ping |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        for (link, d, k, b), v in sorted(pairs.items(), key=lambda x: (
+                LINK_ORDER.index(x[0][0]) if x[0][0] in LINK_ORDER else 99, x[0][1] != "up")):
+            out.append(f"| {link} | {d}load | {k} vs {b} | "
+                       + " ".join(f"{x[0]:.2f}" for x in v) + " | "
+                       + " ".join(f"{x[1]:.2f}" for x in v) + " | "
+                       + f"{sum(x[0] > 1 for x in v)} of {len(v)} |")
     floors = floor_lines(paths)
     if floors:
         out += ["", "What bounds it on the test bed (`selftests/bench/floor.sh`, the",
@@ -911,6 +1045,8 @@ def main():
                     help="OUTDIR DATA...: OUTDIR/across-LINK.png, the --across ratios")
     ap.add_argument("--kernels", action="store_true",
                     help="DATA...: boots of two kernels, their defaults compared, on stdout")
+    ap.add_argument("--verdicts", action="store_true",
+                    help="DATA...: per shipped profile and link, helps, costs or no result")
     ap.add_argument("--emulated", action="store_true",
                     help="DATA...: the emulated links over every boot, on stdout")
     ap.add_argument("--emulated-boots", action="store_true",
@@ -935,6 +1071,9 @@ def main():
         return
     if a.summary:
         summary(a.paths)
+        return
+    if a.verdicts:
+        verdicts(a.paths)
         return
     if a.emulated:
         emulated(a.paths)

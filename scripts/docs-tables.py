@@ -11,7 +11,8 @@ and
     <!-- end generated -->
 is replaced by `scripts/bench-report.py MODE docs/performance/*.txt` (MODE:
 --summary, --across or --boots; the boots in docs/performance/archive/ and
-late/ are read by nothing), or, for MODE --kernels, by its output over
+late/ are read by nothing), for MODE --verdicts over those and
+docs/performance/emulated/*.txt, or, for MODE --kernels, by its output over
 docs/performance/kernels/*.txt: pairs of boots of a stock kernel and one
 with upstream/'s series (scripts/bench-kernels.sh), whose plot is
 docs/performance/kernels/kernels.png; for MODE --emulated and
@@ -40,7 +41,7 @@ PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performa
 BOOTS_PAGE = os.environ.get("USBETH_DOCS_BOOTS") or os.path.join(TOP, "docs", "performance-boots.md")
 DOCS = os.path.join(TOP, "docs")
 PERF = os.path.join(DOCS, "performance")
-BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--summary|--across|--boots|--kernels|--emulated|--emulated-boots) -->\n)"
+BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--verdicts|--summary|--across|--boots|--kernels|--emulated|--emulated-boots) -->\n)"
                    r"(.*?)(<!-- end generated -->)", re.S)
 # an image the page links: ![...](performance/NAME.png)
 IMAGE = re.compile(r"!\[[^\]]*\]\((performance/[^)\s]+\.png)\)")
@@ -65,6 +66,9 @@ def bench_report(args):
 
 
 def generate(mode):
+    if mode == "--verdicts":
+        # every boot that may hold a profile: the grid's and the emulated links'
+        return bench_report([mode] + data() + data(EMULATED)).rstrip("\n") + "\n"
     sub = {"--kernels": KERNELS, "--emulated": EMULATED, "--emulated-boots": EMULATED}.get(mode, PERF)
     return bench_report([mode] + data(sub)).rstrip("\n") + "\n"
 
