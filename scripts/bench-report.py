@@ -41,7 +41,7 @@ The verdicts at the top of docs/performance.md are this output.
 
 With --boots, the Markdown on stdout gives, per DATA file and per kernel
 and link in it, the table the report above writes for that boot, then the
-file's refused lines and failed cells: the appendix of docs/performance.md.
+file's refused lines and failed cells: docs/performance-boots.md.
 It links each boot's plot as LINK-DIR/STEM-KERNEL-LINK.png (STEM: the data
 file's name without .txt), which --write-plots DIR draws, and first each
 link's across-boots plot, LINK-DIR/across-LINK.png, which --across-plot
@@ -389,7 +389,7 @@ def across(paths):
            "its own defaults, (lowest-highest) boot. lat above 1: lower ping",
            "under load; tput: throughput against the defaults.", ""]
     for link in link_sorted(seen):
-        out += [f"## {link}, across boots", "",
+        out += [f"### {link}, across boots", "",
                 "| configuration | boots | up lat | up tput | down lat | down tput |",
                 "| --- | --- | --- | --- | --- | --- |"]
         for cfg, boots in seen[link].items():
@@ -409,7 +409,7 @@ def across(paths):
         # the list itself is --boots', under each data file
         out.append(f"Left out of every table: {len(REFUSED)} data lines whose driver did not "
                    "hold what their configuration declares, each listed under its data file "
-                   "in [performance-boots.md](performance-boots.md).")
+                   "with that boot's table (`--boots`).")
     print("\n".join(out))
 
 
@@ -600,7 +600,7 @@ def verdicts(paths):
             elif worse:
                 verdict, why = "costs", "; ".join(worse)
             else:
-                verdict, why = "no result", "no latency or throughput beyond the A/A band, one side, in every boot"
+                verdict, why = "no result", "nothing beyond the A/A band in every boot"
             rows.append(f"| {name} | {link} | {where} ({len(mine)}) | {verdict} | {why} |")
     out += [""] + rows + [""]
     emu = sorted(set(emu))
@@ -963,10 +963,9 @@ def kernels_md(paths):
                     v = per[k][0]
                     pairs.setdefault((link, d, k, base[0]), []).append((b[1] / v[1], v[0] / b[0]))
     if pairs:
-        out += ["", "Pair by pair (each pair: one boot of each kernel, run at the same time):",
-                "how many times lower the ping under load is, and the throughput",
-                "against the stock kernel's; then in how many pairs the ping under",
-                "load is lower.", "",
+        out += ["", "Pair by pair (one boot of each kernel, run at the same time): how many",
+                "times lower the ping under load is, the throughput against the stock",
+                "kernel's, and in how many pairs the ping under load is lower.", "",
                 "| link | direction | kernels | ping under load, times lower, per pair | throughput, per pair | pairs with a lower ping |",
                 "| --- | --- | --- | --- | --- | --- |"]
         for (link, d, k, b), v in sorted(pairs.items(), key=lambda x: (
