@@ -551,15 +551,12 @@ def verdicts(paths):
                 if r.get(m):
                     b = band.get((link, k, m), 1.0)
                     band[(link, k, m)] = max(b, r[m], 1 / r[m])
-    out = ["Each shipped profile as usbethd applied it, per link it was measured on,",
-           "against the defaults of the same boot. A latency or throughput counts",
-           "where the profile has %d boots or more on the link and every one of" % VERDICT_BOOTS,
-           "them lies beyond the A/A band of its link and kernel, on the same side;",
-           "the band: as far from 1 as the defaults measured again (`defaults-again`)",
-           "came in any boot of that link and kernel, either way (the Summary's",
-           "noise rows). Figures: the profile's lowest-highest boot, as ratios",
-           "(latency: the defaults' ping under load / the profile's; throughput:",
-           "the profile's / the defaults')."]
+    out = ["Each shipped profile as usbethd applied it, against the defaults of the",
+           "same boot. A latency or throughput counts where the profile has %d boots" % VERDICT_BOOTS,
+           "or more on the link and each lies beyond the A/A band of its link and",
+           "kernel, on the same side; the band reaches as far from 1, either way, as",
+           "`defaults-again` came in any boot there (the Summary's noise rows).",
+           "Figures: the profile's lowest-highest boot, as lat and tput ratios."]
     rows = ["| profile | link | kernels (boots) | verdict | why |",
             "| --- | --- | --- | --- | --- |"]
     emu = []
