@@ -9,6 +9,8 @@
 # errors. Then: an overrun of its notification sockets (--rcvbuf 1, the
 # daemon SIGSTOPped while a CHANGE, a DEL and a NEW come) ends in a resync
 # that drops the vanished device's record and applies the unseen plug;
+# an admin's change kept through a reload, a gadget's reconnect and an
+# overrun; an overrun with a stale NEW queued, which the recovery drops;
 # sd_notify (READY, RELOADING, STOPPING) to a socket of the test's own, as
 # systemd's; an e1000e NIC opted in by a role "other" profile gets its
 # offloads through ethtool netlink (checked with ethtool -k) and every
@@ -53,7 +55,7 @@ rm -rf "$W" && mkdir -p "$ADMIN" "$RUN"
 stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 : > "$LOG"
 
-ktap_plan 78
+ktap_plan 86
 
 ncm_setup -s super -v 0x17e9 -p 0x4301 -q 1
 ncm_unplug
@@ -284,6 +286,64 @@ kill -HUP "$DPID"
 ktap_check notify_reloading grep -qE "^pid=$DPID RELOADING=1 MONOTONIC_USEC=[0-9]+$" <<< "$(notified)"
 ktap_expect_eq notify_ready_after_reload "$(notified)" "pid=$DPID READY=1"
 ktap_check resync_on_reload dexpect "^resync \(reload\): [0-9]+ netdevs, 2 devices recorded"
+
+# --- an admin's change is theirs on every evaluation, not only on stop
+# (usbethd(8)): qmult set by hand on the gadget (its profile's is 5) and
+# tx-timer-usecs on the host (its profile's is 50) stay through a reload,
+# the gadget's reconnect (evaluated again on carrier) and, below, an
+# overrun's resync
+dmark
+"$USBETHCTL" set "$gadget" qmult=2 > /dev/null || bail "usbethctl set $gadget"
+"$USBETHCTL" set "$host" tx_timer_usecs=123 > /dev/null || bail "usbethctl set $host"
+kill -HUP "$DPID"
+dexpect "^resync \(reload\): " > /dev/null || bail "no reload"
+notified > /dev/null && notified > /dev/null	# RELOADING, READY
+ktap_expect_eq admin_change_kept_on_reload "$(cat "$NCM_FUNC/qmult") $(sysnet "$host" cdc_ncm/tx_timer_usecs)" "2 123"
+ktap_check admin_change_said dexpect "^$gadget: [^:]+: qmult: left alone: someone changed it to 2 since usbethd set 5"
+unplug
+dexpect "^$host: gone, record dropped" > /dev/null || bail "no record dropped on unplug"
+dmark
+plug
+ktap_check reconnect_gadget_evaluated dexpect "^$gadget: profile superspeed-gadget applied"
+"$NLWAIT" -t 30 carrier "$gadget" || bail "gadget got no carrier"
+ktap_expect_eq admin_change_kept_on_reconnect "$(cat "$NCM_FUNC/qmult") $(uf "$gadget" qmult_active)" "2 2"
+
+# --- an overrun with a stale NEW queued: the daemon stopped while the
+# host's NEW fills its buffer and CHANGEs overflow it. Its recovery
+# drops what is queued, then resyncs once: the host is applied from the
+# dump, not a second time from the NEW's snapshot of it as it registered
+# (counted up to a second reload: a loop turn after the stale NEW's)
+host=$("$NLWAIT" -t 30 driver cdc_ncm) || bail "no cdc_ncm netdev on plug"
+applied cellular-modem || bail "replug: not the cellular-modem profile"
+dmark
+unplug
+dexpect "^$host: gone, record dropped" > /dev/null || bail "no record dropped on unplug"
+dmark
+m0=$MARK
+kill -STOP "$DPID"
+plug
+host=$("$NLWAIT" -t 30 driver cdc_ncm) || bail "no cdc_ncm netdev on plug"
+for v in $(seq 100 107); do
+	"$USBETHCTL" set "$host" bql_limit_min="$v" > /dev/null || bail "usbethctl set $host"
+done
+kill -CONT "$DPID"
+ktap_check stale_overrun_seen dexpect "^notifications lost \(ENOBUFS\): resync"
+ktap_check stale_overrun_resync_applies dexpect "^$host: profile cellular-modem applied \($(wc -w <<< "$(modem_wanted)") changed\)"
+for i in 1 2; do
+	dmark
+	kill -HUP "$DPID"
+	dexpect "^resync \(reload\): " > /dev/null || bail "no reload ($i)"
+	notified > /dev/null && notified > /dev/null
+done
+mapfile -t -s "$m0" seen < "$LOG"
+n=0
+for l in "${seen[@]}"; do
+	[[ $l =~ ^$host:\ profile\ cellular-modem\ applied\ \([1-9] ]] && n=$((n + 1))
+done
+ktap_expect_eq stale_new_not_applied_again "$n" 1
+ktap_expect_eq admin_change_kept_on_overrun "$(cat "$NCM_FUNC/qmult")" 2
+# the admin puts it back by hand; the stop leaves it theirs
+"$USBETHCTL" set "$gadget" qmult=1 > /dev/null || bail "usbethctl set $gadget"
 kill -TERM "$DPID"
 ktap_expect_eq notify_stopping "$(notified)" "pid=$DPID STOPPING=1"
 daemon_stop

@@ -482,9 +482,14 @@ static bool not_ours(const struct rec *r, const struct cur *c, int k)
 	return (r->got_has & BIT(k)) && !still_ours(r, c, k);
 }
 
-/* Says that k keeps someone else's value instead of the original. */
-static void left_alone(struct engine *e, const struct rec *r, int k,
-		       const struct cur *c)
+/*
+ * k holds someone else's value (not_ours): theirs from then on, on every
+ * evaluation (a reload, a gadget's reconnect, a rename, a resync) as on
+ * stop: never set again, its original not put back, while the record
+ * lasts (usbethd(8)). Said once.
+ */
+static void left_alone(struct engine *e, struct rec *r, int k,
+		       const struct cur *c, const char *what)
 {
 	char now[16], set[16], orig[16];
 
@@ -494,15 +499,17 @@ static void left_alone(struct engine *e, const struct rec *r, int k,
 		fmt_val(k, c->v[k], now, sizeof(now));
 	fmt_val(k, r->got[k], set, sizeof(set));
 	fmt_val(k, r->orig[k], orig, sizeof(orig));
+	r->theirs |= BIT(k);
+	r->orig_has &= ~BIT(k);
 	if (e->dry_run) {
 		fprintf(e->out, "  %-15s left alone: %s, not the %s usbethd "
 			"set (original %s)\n", knob_table[k].name, now, set,
 			orig);
 		return;
 	}
-	ulog(LOG_P_NOTICE, "%s: restore: %s: left alone: someone changed it "
+	ulog(LOG_P_NOTICE, "%s: %s: %s: left alone: someone changed it "
 	     "to %s since usbethd set %s (original %s not put back)",
-	     r->ifname, knob_table[k].name, now, set, orig);
+	     r->ifname, what, knob_table[k].name, now, set, orig);
 }
 
 /*
@@ -542,6 +549,8 @@ static void diff(struct engine *e, struct rec *r, const struct profile *p,
 			skip_once(e, r, p->name, k, why);
 			continue;
 		}
+		if (r->theirs & BIT(k))
+			continue;	/* someone else's: see left_alone() */
 		if (w->has & BIT(k)) {
 			/* held already, as the driver holds the value */
 			if (driver_equal(k, want, c->v[k]) &&
@@ -557,6 +566,19 @@ static void diff(struct engine *e, struct rec *r, const struct profile *p,
 			/* what the driver made of it, when usbethd set it */
 			if (r->req[k] == want && still_ours(r, c, k))
 				continue;
+			/* usbethd's change in force, and someone changed it
+			 * (the original back is a set that never happened:
+			 * a daemon killed before it, see test_kill_at())
+			 */
+			if ((r->orig_has & BIT(k)) && not_ours(r, c, k) &&
+			    (c->v[k] != r->orig[k] || (c->mixed & BIT(k)))) {
+				char what[PROFILE_NAME_MAX + 16];
+
+				snprintf(what, sizeof(what), "profile %s",
+					 p->name);
+				left_alone(e, r, k, c, what);
+				continue;
+			}
 			st->has |= BIT(k);
 			st->v[k] = want;
 		} else if (r->orig_has & BIT(k)) {
@@ -571,8 +593,7 @@ static void diff(struct engine *e, struct rec *r, const struct profile *p,
 			/* per queue, BQL goes back whenever it may differ */
 			if (not_ours(r, c, k) && !(is_bql(k) &&
 			    !(c->mixed & BIT(k)) && c->v[k] == r->orig[k])) {
-				left_alone(e, r, k, c);
-				r->orig_has &= ~BIT(k);
+				left_alone(e, r, k, c, "restore");
 				continue;
 			}
 			st->has |= BIT(k);

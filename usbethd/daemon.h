@@ -75,15 +75,19 @@ void gets_read(struct daemon *dm);
  * then a resync; -1 when it cannot be opened (retried in 100 ms).
  */
 int family_back(struct daemon *dm, const char *why);
-/* Notifications were lost (ENOBUFS): the family resolved again and its
- * group joined, then family_back.
+/* An overrun of any of the daemon's sockets (ENOBUFS): the one recovery,
+ * every socket drained and what it held dropped (older than the dump to
+ * come), the family resolved again and its group joined, then
+ * family_back's resync.
  */
-void overrun(struct daemon *dm, const char *why);
+void recover(struct daemon *dm, const char *why);
 
 /* links.c: the rtnetlink socket; 0, or -1 (logged). */
 int links_open(struct daemon *dm);
 /* Reads and handles every link event queued. */
 void links_read(struct daemon *dm);
+/* Reads and drops every link event queued. */
+void links_drain(struct daemon *dm);
 
 /* signals.c: SIGHUP, SIGTERM, SIGINT blocked, and a signalfd for them;
  * the fd, or -1 (logged).

@@ -186,20 +186,35 @@ void links_read(struct daemon *dm)
 			if (errno == ENOBUFS) {
 				ulog(LOG_P_WARNING, "link events lost "
 				     "(ENOBUFS): resync");
-				overrun(dm, "link overrun");
-				continue;
+				recover(dm, "link overrun");
 			}
 			return;	/* EAGAIN: drained */
 		}
 		if ((size_t)n > dm->lbuf_len) {	/* no memory to grow */
 			ulog(LOG_P_WARNING, "a link event of %zd bytes could "
 			     "not be read whole: resync", n);
-			overrun(dm, "link event too large");
-			continue;
+			recover(dm, "link event too large");
+			return;
 		}
 		if (salen != sizeof(sa) || sa.nl_family != AF_NETLINK ||
 		    sa.nl_pid != 0)
 			continue;	/* not the kernel's */
 		mnl_cb_run(dm->lbuf, (size_t)n, 0, 0, link_cb, dm);
+	}
+}
+
+/* Reads and drops every link event queued (see recover()). */
+void links_drain(struct daemon *dm)
+{
+	int fd = mnl_socket_get_fd(dm->links);
+	char buf[64];
+	int i;
+
+	/* (bounded: a storm refilling the queue does not hold it for ever) */
+	for (i = 0; i < 65536; i++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+
+		if (n < 0 && errno != EINTR && errno != ENOBUFS)
+			return;	/* EAGAIN: drained */
 	}
 }

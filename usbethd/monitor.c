@@ -104,7 +104,7 @@ void gets_read(struct daemon *dm)
 	if (err == -ENOBUFS) {
 		ulog(LOG_P_WARNING, "usbeth get replies lost (ENOBUFS): "
 		     "resync");
-		overrun(dm, "get overrun");
+		recover(dm, "get overrun");
 	} else if (err && err != -EINTR) {
 		ulog(LOG_P_WARNING, "usbeth get replies: %s", strerror(-err));
 	}
@@ -151,7 +151,7 @@ int family_back(struct daemon *dm, const char *why)
  * first: nothing falls between it and the dump), the handle opened again,
  * then the resync.
  */
-void overrun(struct daemon *dm, const char *why)
+static void overrun(struct daemon *dm, const char *why)
 {
 	int err = usbeth_monitor_refresh(dm->m);
 
@@ -166,6 +166,48 @@ void overrun(struct daemon *dm, const char *why)
 		ulog(LOG_P_ERR, "%s: cannot resolve the usbeth family again: "
 		     "%s", why, strerror(-err));
 	family_back(dm, why);
+}
+
+/* A GET reply read to be dropped (see recover()). */
+static int get_dropped(void *arg, const struct usbeth_dev *d)
+{
+	(void)arg;
+	(void)d;
+	return 0;
+}
+
+/* Bounds each drain of recover(): a storm that refills a socket as fast
+ * as it is read does not hold the resync back for ever.
+ */
+#define DRAIN_ROUNDS 64
+
+/*
+ * The one recovery from an overrun, whichever socket overflowed (ENOBUFS
+ * on the notifications, the link events or the GET replies; a link event
+ * too large to read). The kernel reports ENOBUFS ahead of the datagrams
+ * still queued, and those are older than the dump to come: a NEW's
+ * snapshot of the device as it registered, an RTM_NEWLINK's name or
+ * carrier, a GET's reply. Handled after the resync, each would evaluate a
+ * device from a state older than the one the resync saw. So first every
+ * socket is drained and what it held dropped (an nlctrl message among it
+ * is still followed by the monitor), then the family is resolved again
+ * and one resync evaluates every device from the dump.
+ */
+void recover(struct daemon *dm, const char *why)
+{
+	int i, err;
+
+	for (i = 0; i < DRAIN_ROUNDS; i++) {
+		err = usbeth_monitor_read(dm->m, NULL, NULL);
+		if (err == -EAGAIN || !err)
+			break;
+	}
+	links_drain(dm);
+	for (i = 0; i < DRAIN_ROUNDS; i++)
+		if (usbeth_async_read(dm->gets, dm->u, get_dropped, NULL) !=
+		    -ENOBUFS)
+			break;
+	overrun(dm, why);
 }
 
 /* Subscribes to the family's notifications; 0, or -1 (logged). */
@@ -190,7 +232,7 @@ int monitor_read(struct daemon *dm)
 
 	if (err == -ENOBUFS) {
 		ulog(LOG_P_WARNING, "notifications lost (ENOBUFS): resync");
-		overrun(dm, "overrun");
+		recover(dm, "overrun");
 	} else if (err == -ENOLINK) {
 		ulog(LOG_P_WARNING, "the usbeth module was unloaded: "
 		     "waiting for it to come back");

@@ -114,7 +114,8 @@ int rec_persist(struct engine *e, struct rec *r)
 {
 	int err;
 
-	if (!e->state_dir || e->dry_run || (!r->orig_has && !r->on_disk))
+	if (!e->state_dir || e->dry_run ||
+	    (!r->orig_has && !r->theirs && !r->on_disk))
 		return 0;
 	rec_lock(e, LOCK_EX);
 	err = state_save(e->state_dir, r);
@@ -126,7 +127,7 @@ int rec_persist(struct engine *e, struct rec *r)
 		e->errors++;
 		return err;
 	}
-	r->on_disk = r->orig_has != 0;
+	r->on_disk = (r->orig_has | r->theirs) != 0;
 	return 0;
 }
 

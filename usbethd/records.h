@@ -33,6 +33,10 @@ struct rec {
 	uint32_t skip_logged;		/* unsupported knobs already logged */
 	uint32_t got_has;		/* what the driver made of our value */
 	uint32_t req[K_COUNT], got[K_COUNT];
+	uint32_t theirs;		/* knobs someone else changed since
+					 * usbethd set them: never set again
+					 * nor restored while the record lasts
+					 * (apply.c diff(), usbethd(8)) */
 	bool on_disk;			/* its file exists (state.h) */
 };
 

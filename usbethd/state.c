@@ -150,7 +150,7 @@ int state_save(const char *dir, const struct rec *r)
 	if (rec_path(dir, r->ifindex, false, path, sizeof(path)) ||
 	    rec_path(dir, r->ifindex, true, tmp, sizeof(tmp)))
 		return -ENAMETOOLONG;
-	if (!r->orig_has) {
+	if (!r->orig_has && !r->theirs) {
 		if (unlink(path) && errno != ENOENT)
 			return -errno;
 		return 0;
@@ -185,6 +185,9 @@ int state_save(const char *dir, const struct rec *r)
 		if (r->got_has & (1U << k))
 			fprintf(f, "got %s %u %u\n", knob_table[k].name,
 				r->req[k], r->got[k]);
+	for (k = 0; k < K_COUNT; k++)
+		if (r->theirs & (1U << k))
+			fprintf(f, "theirs %s\n", knob_table[k].name);
 	if (fflush(f) || ferror(f)) {
 		int err = errno ? -errno : -EIO;
 
@@ -292,6 +295,13 @@ static int parse_line(struct rec *r, char *line, size_t *bql_cap,
 		r->got_has |= 1U << k;
 		return 0;
 	}
+	if (n == 2 && !strcmp(w[0], "theirs")) {
+		k = knob_by_name(w[1]);
+		if (k < 0 || (r->theirs & (1U << k)))
+			return -1;
+		r->theirs |= 1U << k;
+		return 0;
+	}
 	if (n == 5 && !strcmp(w[0], "bql")) {
 		for (k = 0; k < 4; k++)
 			if (!num(w[k + 1], &v[k]))
@@ -380,7 +390,8 @@ static struct rec *load_one(const char *path, uint32_t ifindex, char *why,
 		if (parse_line(r, line, &bql_cap, boot))
 			goto bad;
 	}
-	if (r->ifindex != ifindex || !r->ifname[0] || !r->orig_has) {
+	if (r->ifindex != ifindex || !r->ifname[0] ||
+	    !(r->orig_has | r->theirs)) {
 		snprintf(why, len, "ifindex, name or originals missing");
 		goto fail;
 	}

@@ -795,8 +795,22 @@ static void t_state(void)
 		free(l->bql);
 		free(l);
 	}
-	/* no originals left: the file goes */
+	/* no originals left, but a knob someone else changed: the file stays,
+	 * so that a restarted daemon leaves it alone too
+	 */
 	r.orig_has = 0;
+	r.theirs = 1U << K_TX_TIMER_USECS;
+	CHECK_EQ(state_save(tmpl, &r), 0);
+	list = NULL;
+	CHECK_EQ(state_load_all(tmpl, &list, NULL, true), 1);
+	if (list) {
+		CHECK_EQ(list->theirs, 1U << K_TX_TIMER_USECS);
+		CHECK_EQ(list->orig_has, 0);
+		free(list->bql);
+		free(list);
+	}
+	/* nothing left: the file goes */
+	r.theirs = 0;
 	CHECK_EQ(state_save(tmpl, &r), 0);
 	CHECK(stat(path, &st) != 0);
 
@@ -814,6 +828,9 @@ static void t_state(void)
 			"usbethd-record 1\nifindex 9\nifname aaaaaaaaaaaaaaaaa\norig qmult 1\n",
 			"usbethd-record 1\nifindex 9\nifname a\norig qmult 1\norig qmult 2\n",
 			"usbethd-record 1\nifindex 9\nifname a\x00\norig qmult 1\n",
+			"usbethd-record 1\nifindex 9\nifname a\ntheirs nope\n",
+			"usbethd-record 1\nifindex 9\nifname a\ntheirs qmult\ntheirs qmult\n",
+			"usbethd-record 1\nifindex 9\nifname a\ntheirs qmult 1\n",
 		};
 		size_t i;
 
