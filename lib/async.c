@@ -10,14 +10,17 @@
 
 #include "priv.h"
 
-/* GETs in flight: the list grows with them (a burst of netdevs appearing
- * at once is evaluated whole); a reply the socket could not hold ends in
- * -ENOBUFS from usbeth_async_read(), never in a GET silently forgotten.
+/* GETs in flight, one per ifindex: the list grows with them (a burst of
+ * netdevs appearing at once is evaluated whole); a reply the socket could
+ * not hold ends in -ENOBUFS from usbeth_async_read(), never in a GET
+ * silently forgotten.
  */
 struct usbeth_async {
 	struct usbeth_nl s;		/* first: see usbeth_nl_new() */
 	size_t npend, cap;
-	uint32_t *pend;			/* their sequence numbers */
+	struct async_pend {
+		uint32_t seq, ifindex;
+	} *pend;
 };
 
 int usbeth_async_open(struct usbeth_async **out)
@@ -47,25 +50,41 @@ int usbeth_async_get(struct usbeth_async *a, const struct usbeth *u,
 	int len = usbeth_build_get(req.b, sizeof(req.b), u->fam.id, ifindex,
 				   NULL);
 
+	struct async_pend *p = NULL;
+	size_t i;
+
 	if (len < 0)
 		return len;
 	if (!u->fam.id)
 		return -ENOENT;
-	if (a->npend == a->cap) {
+	/*
+	 * The kernel answers a GET as it is sent: a reply still unread for
+	 * ifindex is older than what asks again. It is superseded (dropped
+	 * when read): a device is evaluated once, from the latest state.
+	 */
+	for (i = 0; i < a->npend; i++)
+		if (a->pend[i].ifindex == ifindex)
+			p = &a->pend[i];
+	if (!p && a->npend == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 32;
-		uint32_t *p = realloc(a->pend, cap * sizeof(*p));
 
+		p = realloc(a->pend, cap * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
 		a->pend = p;
 		a->cap = cap;
+		p = NULL;
 	}
 	if (++a->s.seq == 0)
 		a->s.seq = 1;
 	req.nlh.nlmsg_seq = a->s.seq;
 	if (mnl_socket_sendto(a->s.nl, req.b, (size_t)len) < 0)
 		return -errno;
-	a->pend[a->npend++] = a->s.seq;
+	if (!p) {
+		p = &a->pend[a->npend++];
+		p->ifindex = ifindex;
+	}
+	p->seq = a->s.seq;
 	return 0;
 }
 
@@ -75,7 +94,7 @@ static bool async_done(struct usbeth_async *a, uint32_t seq)
 	size_t i;
 
 	for (i = 0; i < a->npend; i++)
-		if (a->pend[i] == seq) {
+		if (a->pend[i].seq == seq) {
 			a->pend[i] = a->pend[--a->npend];
 			return true;
 		}
@@ -101,8 +120,11 @@ static int async_msg(const struct nlmsghdr *nlh, void *arg)
 		async_done(c->a, nlh->nlmsg_seq);	/* the device went */
 		return 0;
 	}
-	if (!c->u->fam.id || nlh->nlmsg_type != c->u->fam.id ||
-	    !async_done(c->a, nlh->nlmsg_seq))
+	/* taken off the list first: a reply under a family id that is gone
+	 * (the module was loaded again) is dropped, not left pending
+	 */
+	if (!async_done(c->a, nlh->nlmsg_seq) || !c->u->fam.id ||
+	    nlh->nlmsg_type != c->u->fam.id)
 		return 0;
 	ret = usbeth_parse_dev(nlh, &d);
 	if (ret == -ENOMEM)

@@ -22,7 +22,11 @@
 #     daemon still stops and restores;
 #   - a value the driver rounds (the BQL hold time, on e1000e) through both kill
 #     points, a restart, a reload and a stop: left as the driver holds it,
-#     and its original put back.
+#     and its original put back;
+#   - an ifindex reused after a crash: the record, another device's, is
+#     not taken for the new device's;
+#   - one GET pending per ifindex: a device renamed four times while the
+#     daemon is stopped is evaluated once.
 # The values are read back from the kernel (ip link); every wait is on a
 # line the daemon logs, or on its exit.
 source "$(dirname "$0")/lib.sh"
@@ -70,7 +74,7 @@ profile many vm\* '{ "txqueuelen": 777 }'
 lk() { ip -n "$NS" -o link show dev "$1" | grep -o "$2 [0-9]*" | cut -d' ' -f2; }
 ifindex() { ip -n "$NS" -o link show dev "$1" | cut -d: -f1; }
 
-ktap_plan 46
+ktap_plan 51
 
 ip -n "$NS" link add vd0 type veth peer name xp0 netns "$PEERS" || bail "cannot make veth vd0"
 vd0=$(ifindex vd0)
@@ -136,6 +140,29 @@ ktap_expect_eq forty_veths_all_evaluated "$seen" 40
 held=0
 for i in $(seq 1 40); do [ "$(lk "vm$i" qlen)" = 777 ] && held=$((held + 1)); done
 ktap_expect_eq forty_veths_txqueuelen "$held" 40
+
+# --- 11. a device renamed four times while the daemon is stopped: four
+# RTM_NEWLINKs, four GETs sent on waking; the kernel answers each as it is
+# sent, so the last supersedes the others (one GET pending per ifindex),
+# and the device is evaluated once (counted up to the reload that follows:
+# every reply was read in the turn that evaluated it)
+dmark
+ip -n "$NS" link add vdr0 type veth peer name xpr netns "$PEERS" || bail "cannot make veth vdr0"
+dexpect "^vdr0: profile vd applied \(2 changed\)" > /dev/null || bail "vdr0 not applied"
+dmark
+kill -STOP "$DPID"
+for i in 1 2 3 4; do ip -n "$NS" link set dev "vdr$((i - 1))" name "vdr$i" || bail "cannot rename vdr$((i - 1))"; done
+kill -CONT "$DPID"
+dexpect "^vdr4: profile vd applied \(0 changed\)" > /dev/null || bail "vdr4 not evaluated"
+kill -HUP "$DPID"
+dexpect "^reloading profiles" > /dev/null || bail "no reload"
+mapfile -t -s "$MARK" seen < "$LOG"
+n=0
+for l in "${seen[@]}"; do
+	[[ $l == "reloading profiles" ]] && break
+	[[ $l =~ ^vdr4:\ profile\ vd\ applied ]] && n=$((n + 1))
+done
+ktap_expect_eq renamed_four_times_evaluated_once "$n" 1
 
 # --- 7. an admin changes what the daemon set: left alone on stop (a veth
 # the daemon saw appear at 1500)
@@ -277,5 +304,40 @@ daemon_stop; rc=$?
 ktap_expect_eq hold_stop_restores "$rc $(hold)" "0 $h0"
 ktap_check hold_never_left_alone bash -c "! grep -q '$NIC: restore: .*left alone' '$LOG'"
 ip -n "$HNS" link set dev "$NIC" netns 1 && NIC= || bail "cannot move the NIC back"
+
+# --- 10. an ifindex reused after a crash (`ip link add ... index N`): the
+# record on disk names another device, which must not inherit it. A veth
+# killed after its first set (mtu 1400, original 1500), then deleted, and
+# its ifindex given to a device at 1400 too: of another name (the record
+# is dropped at load), then of the same name and another driver (dropped
+# when the device is evaluated). Neither is "restored" to 1500 on stop.
+RUN=$W/run-reuse
+mkdir -p "$RUN"
+modprobe dummy numdummies=0 || env_missing "no dummy driver (modprobe dummy)"
+hlk() { ip -n "$HNS" -o link show dev "$1" | grep -o "mtu [0-9]*" | cut -d' ' -f2; }
+for dev in vd8 vd9; do
+	ip -n "$HNS" link add "$dev" type veth peer name "xr${dev#vd}" netns "$PEERS" ||
+		bail "cannot make veth $dev"
+	idx=$(ip -n "$HNS" -o link show dev "$dev" | cut -d: -f1)
+	dmark
+	USBETHD_TEST_KILL_AT=after-first-set daemon_start
+	dexpect "USBETHD_TEST_KILL_AT=after-first-set: killed" > /dev/null
+	daemon_stop
+	grep -qx "ifname $dev" "$RUN/dev-$idx" || bail "no record of $dev"
+	ip -n "$HNS" link del "$dev"
+	if [ "$dev" = vd8 ]; then
+		ip -n "$HNS" link add zz8 index "$idx" mtu 1400 type veth peer name xs8 netns "$PEERS" &&
+			new=zz8 why="record dropped: ifindex $idx is zz8 now, not vd8"
+	else
+		ip -n "$HNS" link add vd9 index "$idx" mtu 1400 type dummy &&
+			new=vd9 why="the record of ifindex $idx names another device \(vd9, driver veth\)"
+	fi || bail "cannot add a netdev of ifindex $idx"
+	dmark
+	daemon_start
+	ktap_check "reused_ifindex_${new}_record_dropped" dexpect "$why"
+	dexpect "^ready: " > /dev/null
+	daemon_stop
+	ktap_expect_eq "reused_ifindex_${new}_left_alone" "$(hlk "$new")" 1400
+done
 ip netns del "$HNS"
 ktap_finish

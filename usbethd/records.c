@@ -165,10 +165,25 @@ int engine_load_state(struct engine *e)
 			continue;
 		}
 		r->on_disk = true;
+		r->unverified = true;
 		r->next = e->recs;
 		e->recs = r;
 	}
 	return n;
+}
+
+/*
+ * Whether a record loaded from disk is d's: an ifindex names a device only
+ * within a boot and a netns, and `ip link add ... index N` reuses one at
+ * will, so the record's name (state.c checked it at load, against the
+ * device of that ifindex then), role and driver must be the device's too.
+ * A record of another device is dropped: its originals are not this
+ * device's.
+ */
+static bool rec_is_dev(const struct rec *r, const struct usbeth_dev *d)
+{
+	return !strcmp(r->ifname, d->ifname) && r->role == d->role &&
+	       (!r->driver[0] || !strcmp(r->driver, d->driver));
 }
 
 /* The record of d: found, or new (kept in the list when fresh), or tmp. */
@@ -178,6 +193,16 @@ struct rec *rec_for(struct engine *e, const struct usbeth_dev *d,
 	struct rec *r = engine_find(e, d->ifindex);
 
 	*fresh = false;
+	if (r && r->unverified && !rec_is_dev(r, d)) {
+		ulog(LOG_P_WARNING, "%s: the record of ifindex %u names "
+		     "another device (%s, driver %s): dropped, its originals "
+		     "not put back", d->ifname, d->ifindex, r->ifname,
+		     r->driver[0] ? r->driver : "unknown");
+		engine_drop(e, d->ifindex);
+		r = NULL;
+	}
+	if (r)
+		r->unverified = false;
 	if (r) {
 		if (strcmp(r->ifname, d->ifname))
 			snprintf(r->ifname, sizeof(r->ifname), "%s",
@@ -197,5 +222,6 @@ struct rec *rec_for(struct engine *e, const struct usbeth_dev *d,
 		snprintf(r->ifname, sizeof(r->ifname), "%s", d->ifname);
 	}
 	r->role = d->role;
+	snprintf(r->driver, sizeof(r->driver), "%s", d->driver);
 	return r;
 }

@@ -23,6 +23,8 @@ struct rec {
 	uint32_t role;			/* enum usbeth_role */
 	int carrier;			/* gadgets: last seen, -1 unknown */
 	char ifname[USBETH_IFNAMSIZ];
+	char driver[USBETH_DRIVER_LEN];	/* "" when not known (an older
+					 * usbethd's record) */
 	char profile[PROFILE_NAME_MAX + 1];	/* "" when none applies */
 	uint32_t orig_has;		/* bit per knob with orig[] recorded */
 	uint32_t orig[K_COUNT];
@@ -38,6 +40,8 @@ struct rec {
 					 * nor restored while the record lasts
 					 * (apply.c diff(), usbethd(8)) */
 	bool on_disk;			/* its file exists (state.h) */
+	bool unverified;		/* loaded from disk, not yet matched
+					 * against the device (rec_for) */
 };
 
 struct engine;

@@ -172,6 +172,8 @@ int state_save(const char *dir, const struct rec *r)
 	fprintf(f, "ifindex %u\nifname %s\nrole %u\nprofile %s\n",
 		r->ifindex, r->ifname, r->role,
 		r->profile[0] ? r->profile : "-");
+	if (r->driver[0] && !strpbrk(r->driver, " \n"))
+		fprintf(f, "driver %s\n", r->driver);
 	for (k = 0; k < K_COUNT; k++)
 		if (r->orig_has & (1U << k))
 			fprintf(f, "orig %s %u\n", knob_table[k].name,
@@ -265,6 +267,12 @@ static int parse_line(struct rec *r, char *line, size_t *bql_cap,
 		if (strlen(w[1]) >= sizeof(r->ifname))
 			return -1;
 		strcpy(r->ifname, w[1]);
+		return 0;
+	}
+	if (n == 2 && !strcmp(w[0], "driver")) {
+		if (strlen(w[1]) >= sizeof(r->driver) || r->driver[0])
+			return -1;
+		strcpy(r->driver, w[1]);
 		return 0;
 	}
 	if (n == 2 && !strcmp(w[0], "role"))
@@ -407,6 +415,14 @@ static struct rec *load_one(const char *path, uint32_t ifindex, char *why,
 			 strcmp(now, r->ifname))) {
 		snprintf(why, len, "no boot id, and ifindex %u is not %s now",
 			 ifindex, r->ifname);
+		goto fail;
+	}
+	/* an ifindex is reused at will (`ip link add ... index N`): one that
+	 * names a device of another name now names another device
+	 */
+	if (if_indextoname(ifindex, now) && strcmp(now, r->ifname)) {
+		snprintf(why, len, "ifindex %u is %s now, not %s: another "
+			 "device", ifindex, now, r->ifname);
 		goto fail;
 	}
 	free(text);

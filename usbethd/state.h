@@ -8,11 +8,14 @@
  * Files live in the runtime directory (/run/usbethd: tmpfs, so a reboot,
  * which resets every knob, forgets them too), one per device, named by
  * ifindex (dev-7), written whole (a temporary file renamed over it),
- * 0600 and the daemon's. Ifindexes are not reused within a boot (the
- * kernel allocates them cyclically), so a record names one device: the
- * record carries the boot id, and one of another boot is dropped (a
- * runtime directory that is no tmpfs); records of devices gone are
- * dropped by the daemon's start and by --apply.
+ * 0600 and the daemon's. The kernel allocates ifindexes cyclically, but
+ * one can be asked for (`ip link add ... index N`), so a record names its
+ * device by more than the ifindex: the boot id (one of another boot is
+ * dropped: a runtime directory that is no tmpfs), the name (one whose
+ * ifindex names a device of another name now is dropped at load), and the
+ * role and driver (records.c drops one that is not the device's when it
+ * is first evaluated); records of devices gone are dropped by the
+ * daemon's start and by --apply.
  *
  * Who writes: the daemon holds daemon.lock for its life; --apply takes
  * state.lock, checks that no daemon holds daemon.lock, and applies and
