@@ -772,10 +772,12 @@ def emu_boots(paths):
     (kernel, link), and each (kernel, link)'s uplink rate."""
     boots, refused, rates = [], {}, {}
     for path in paths:
+        ran = {}	# link: the kernels whose boot in this file ran it
         for _, rec in tagged(path, "data"):
             if rec.get("link") not in EMU_LINKS or "kernel" not in rec:
                 continue
             key = (rec["kernel"], rec["link"])
+            ran.setdefault(rec["link"], set()).add(rec["kernel"])
             if rec.get("error") == "below-rate":
                 refused[key] = refused.get(key, 0) + 2
             elif rec.get("refused") in ("up", "down"):
@@ -784,7 +786,7 @@ def emu_boots(paths):
                 rates[key] = int(rec["rate_up"])
         cells, _, _ = parse(path)
         boots.append((os.path.basename(path),
-                      {k: v for k, v in cells.items() if k[1] in EMU_LINKS}))
+                      {k: v for k, v in cells.items() if k[1] in EMU_LINKS}, ran))
     return boots, refused, rates
 
 
@@ -822,7 +824,7 @@ def emulated(paths):
     emulated rate (a refused cell: both)."""
     boots, refused, rates = emu_boots(paths)
     rows, aa, pairs = {}, {}, {}
-    for _, cells in boots:
+    for _, cells, ran in boots:
         for key, per in cells.items():
             for cfg, rounds in per.items():
                 rows.setdefault(key, {}).setdefault(cfg, []).extend(rounds)
@@ -831,9 +833,12 @@ def emulated(paths):
                 aa.setdefault(key, []).append(r)
         # boots of several kernels in one file, a set run together
         # (bench-kernels.sh): each kernel against the newest, pair by pair
-        kernels = sorted({k for k, _ in cells}, key=kernel_sort)
+        # (none where the newest kept no defaults cell)
         for link in {lk for _, lk in cells}:
+            kernels = sorted(ran[link], key=kernel_sort)
             have = [k for k in kernels if cells.get((k, link), {}).get("defaults")]
+            if not have or have[-1] != kernels[-1]:
+                continue
             for k in have[:-1]:
                 a, b = cells[(k, link)]["defaults"], cells[(have[-1], link)]["defaults"]
                 pairs.setdefault((link, k, have[-1]), []).append(
@@ -890,7 +895,7 @@ def emulated_boots(paths):
            "defaults-again; Mbit/s: defaults-again over defaults).", "",
            "| boot | link | kernel | upload ping | upload Mbit/s | download ping | download Mbit/s |",
            "| --- | --- | --- | --- | --- | --- | --- |"]
-    for name, cells in boots:
+    for name, cells, _ in boots:
         for key in sorted(cells, key=lambda k: (EMU_LINKS.index(k[1]), kernel_sort(k[0]))):
             r = aa_of(cells[key])
             if r:

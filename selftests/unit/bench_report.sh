@@ -15,7 +15,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 36
+ktap_plan 40
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50 [DRV_STATE]
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -174,4 +174,25 @@ ktap_check verdict_beyond_band grep -qxF '| modem | ncm-full | 7.3 x3 (3) | help
 ktap_check verdict_not_measured grep -qxF '| dock | - | - | not measured | - |' "$W/verdicts.md"
 /usr/bin/python3 "$R" --verdicts "$W/v1.txt" "$W/v2.txt" > "$W/verdicts2.md" 2>&1
 ktap_check verdict_too_few_boots grep -qxF '| modem | ncm-full | 7.3 x2 (2) | no result | 2 boots, fewer than 3 |' "$W/verdicts2.md"
+
+# --emulated: two sets of boots of an emulated link. The A/A band per
+# kernel: 170 / 170 and 50 / median(40, 99); the kernels pair by pair
+# only where the newest kernel of a set kept a defaults cell (170 / 50);
+# a refused cell counts both its transfers, a refused direction one
+printf 'dongle-udp|defaults|\ndongle-udp|defaults-again|\n' >> "$W/configs.txt"
+el() { # KERNEL CONFIG UP_P50 UP_MBIT [MORE]
+	echo "# data: kernel=$1 link=dongle-udp config=$2 round=1 idle_p50=2 idle_p90=2 idle_p99=2" \
+		"up_mbit=$4 up_p50=$3 up_p90=$3 up_p99=$3 up_n=225 down_mbit=- down_p50=- down_p90=-" \
+		"down_p99=- down_n=0 up_wire=3.9 up_idle=1 rate_up=4000000 rate_down=4000000 ${5:-}"
+}
+below() { echo "# data: kernel=$1 link=dongle-udp config=defaults round=$2 error=below-rate"; }
+{ el 6.1 defaults 170 3.86; el 6.1 defaults-again 170 3.86; el 7.3 defaults 50 3.88
+  el 7.3 defaults-again 40 3.88; below 7.3 2; el 7.3 defaults-again 99 3.8 refused=down; } > "$W/e1.txt"
+{ el 6.1 defaults 168 3.86; below 7.3 1; } > "$W/e2.txt"
+/usr/bin/python3 "$R" --emulated "$W/e1.txt" "$W/e2.txt" > "$W/emu.md" 2>&1
+sed 's/^/# /' "$W/emu.md"
+ktap_check emulated_aa_in_band grep -qxF '| dongle-udp | 6.1 | 1 | 1.00-1.00 (1 of 1) | 1.00-1.00 (1 of 1) | - | - |' "$W/emu.md"
+ktap_check emulated_aa_out_of_band grep -qxF '| dongle-udp | 7.3 | 1 | 0.72-0.72 (0 of 1) | 0.99-0.99 (1 of 1) | - | - |' "$W/emu.md"
+ktap_check emulated_pairs_need_newest grep -qxF '| dongle-udp | 6.1 / 7.3 | 1 | 3.40 | 0.99 |' "$W/emu.md"
+ktap_check emulated_refused_counted grep -qxF 'Transfers refused as below the emulated rate: dongle-udp on 7.3: 5.' "$W/emu.md"
 ktap_finish
