@@ -52,9 +52,11 @@
 # rate within 5% is refused: its figures are left out ("-", refused=up or
 # down), and a cell with neither is error=below-rate, not counted as a
 # failure of the run: something other than the emulated link set them, the
-# sender (an idle egress: the host's CPU, or TCP after a tail drop in a
-# bloated buffer) or the emulator (a busy egress behind its rate); modem-
-# step and dock have no fixed rate to hold.
+# CPU (the emulator woke late for what was due over 5% of the window:
+# up_late, down_late, usbemu's late-us; the guest was starved, and the
+# sender with it), the sender (an idle egress on time: TCP after a tail
+# drop in a bloated buffer, say) or the emulator (a busy egress behind its
+# rate); modem-step and dock have no fixed rate to hold.
 #
 # Per cell (one configuration, one round): a fresh plug (so every cell
 # starts from the driver's defaults: the host netdev is new; on the usbnet
@@ -288,6 +290,7 @@ cell() {
 	# and its figures come from at least 200 probes, 20 ms apart (a run
 	# of at least 5 s)
 	local SECS=$SECS idle_n=20 WIRE_IF='' WIRE_CTL='' UDP_BPS='' OMIT=1 up_wire=- down_wire=- up_idle=- down_idle=-
+	local up_late=- down_late=-
 	if is_emu "$lnk"; then
 		PROBE_INT=0.02 idle_n=200
 		[ "$SECS" -ge 5 ] || SECS=5
@@ -342,7 +345,7 @@ cell() {
 			[ "$lnk" = dongle-udp ] && UDP_BPS=$((2 * ${EMU_RATE[$lnk]%% *}))
 			up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") ||
 				up=$(loaded "$PEER_NS" "$PEER_ADDR" "$HOST_NS" "$HOST_NS" "$PEER_ADDR") || err=upload
-			is_emu "$lnk" && read -r up_wire up_idle < "$W/wire"
+			is_emu "$lnk" && read -r up_wire up_idle up_late < "$W/wire"
 		else
 			up="- - - - 0"
 		fi
@@ -356,7 +359,7 @@ cell() {
 		down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			{ down="- - - - 0"; CELL_ERR=$((CELL_ERR + 1)); ktap_info "$lnk $name round $round: no download figures"; }
-		[ "${down%% *}" != - ] && is_emu "$lnk" && read -r down_wire down_idle < "$W/wire"
+		[ "${down%% *}" != - ] && is_emu "$lnk" && read -r down_wire down_idle down_late < "$W/wire"
 	fi
 	local refused=''
 	if [ -z "$err" ] && [ -n "${EMU_RATE[$lnk]:-}" ]; then
@@ -364,11 +367,11 @@ cell() {
 		# figures: they are dropped ("-"), the other direction's kept
 		# shellcheck disable=SC2086
 		set -- ${EMU_RATE[$lnk]}
-		if ! why=$(below_rate "$1" - "$up_wire" - "$up_idle" -); then
+		if ! why=$(below_rate "$1" - "$up_wire" - "$up_idle" - "$up_late" -); then
 			ktap_info "$lnk $name round $round: $why"
 			up="- - - - 0" refused+=" up"
 		fi
-		if ! why=$(below_rate - "$2" - "$down_wire" - "$down_idle"); then
+		if ! why=$(below_rate - "$2" - "$down_wire" - "$down_idle" - "$down_late"); then
 			ktap_info "$lnk $name round $round: $why"
 			down="- - - - 0" refused+=" down"
 		fi
@@ -391,7 +394,8 @@ cell() {
 			"idle_p50=$1 idle_p90=$2 idle_p99=$3" \
 			"up_mbit=$5 up_p50=$6 up_p90=$7 up_p99=$8 up_n=$9" \
 			"down_mbit=${10} down_p50=${11} down_p90=${12} down_p99=${13} down_n=${14}" \
-			$(is_emu "$lnk" && echo "up_wire=$up_wire up_idle=$up_idle down_wire=$down_wire down_idle=$down_idle" \
+			$(is_emu "$lnk" && echo "up_wire=$up_wire up_idle=$up_idle up_late=$up_late" \
+				"down_wire=$down_wire down_idle=$down_idle down_late=$down_late" \
 				"rate_up=$(emu_stat bench rate-up) rate_down=$(emu_stat bench rate-down)") \
 			$([ -n "$refused" ] && echo "refused=${refused# }" | tr ' ' ,) "$drv"
 	else
@@ -407,23 +411,31 @@ cell() {
 	return 0
 }
 
-# below_rate UP_BPS DOWN_BPS UP_WIRE DOWN_WIRE UP_IDLE DOWN_IDLE: fails,
-# saying why, when the rate on the wire (frame bytes at the receiving
-# netdev while the probes ran, Mbit/s; "-": not measured) is not the
-# emulated rate within 5%; the percentage of that window the device's
-# egress sat idle tells who set the figures: the sender (idle: it did not
-# keep the link busy, the host's CPU or TCP after a loss) or the emulator
-# (busy, yet behind its rate)
+# below_rate UP_BPS DOWN_BPS UP_WIRE DOWN_WIRE UP_IDLE DOWN_IDLE [UP_LATE
+# DOWN_LATE]: fails, saying why, when the rate on the wire (frame bytes at
+# the receiving netdev while the probes ran, Mbit/s; "-": not measured) is
+# not the emulated rate within 5%; the percentages of that window the
+# device's egress sat idle and the emulator woke late tell who set the
+# figures: the CPU (the emulator late over 5% of it: the guest starved,
+# the sender with it), the sender (idle: it did not keep the link busy,
+# TCP after a loss, say) or the emulator (busy, yet behind its rate)
 below_rate() {
-	awk -v ru="$1" -v rd="$2" -v u="$3" -v d="$4" -v iu="$5" -v id="$6" '
-	function why(dir, w, r, i) {
+	awk -v ru="$1" -v rd="$2" -v u="$3" -v d="$4" -v iu="$5" -v id="$6" \
+		-v lu="${7:--}" -v ld="${8:--}" '
+	function why(dir, w, r, i, l,  who) {
 		if (w == "-" || (w >= 0.95 * r / 1e6 && w <= 1.05 * r / 1e6))
 			return ""
-		return sprintf("%s %.2f Mbit/s of %.2f, the egress idle %s%% (%s); ", dir, w, r / 1e6, i,
-			i != "-" && i > 5 ? "the sender" : "the emulator")
+		if (l != "-" && l > 5)
+			who = "the CPU"
+		else if (i != "-" && i > 5)
+			who = "the sender"
+		else
+			who = "the emulator"
+		return sprintf("%s %.2f Mbit/s of %.2f, the egress idle %s%%, the emulator late %s%% (%s); ",
+			dir, w, r / 1e6, i, l, who)
 	}
 	BEGIN {
-		bad = why("up", u, ru, iu) why("down", d, rd, id)
+		bad = why("up", u, ru, iu, lu) why("down", d, rd, id, ld)
 		if (bad != "") { print "not the emulated rate within 5%: " bad; exit 1 }
 	}'
 }

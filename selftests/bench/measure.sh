@@ -21,23 +21,28 @@ rtts() {
 		sed -n 's/.* time=\([0-9.]*\) ms$/\1/p' > "$4"
 }
 
-# __wire SECONDS: "MBIT IDLE" over SECONDS (a measurement window: sleep is
-# its length, not a wait for an event): the received Mbit/s of WIRE_IF and,
-# with WIRE_CTL ("SOCKET up|down", an emulated device's control socket),
-# the percentage of the window its egress that way sat idle with nothing
-# to send ("-" without)
+# __wire SECONDS: "MBIT IDLE LATE" over SECONDS (a measurement window:
+# sleep is its length, not a wait for an event): the received Mbit/s of
+# WIRE_IF and, with WIRE_CTL ("SOCKET up|down", an emulated device's
+# control socket), the percentages of the window its egress that way sat
+# idle with nothing to send, and that the emulator woke late for what was
+# due (usbemu's late-us; "-" without)
 __wire() {
-	local f=/sys/class/net/${WIRE_IF#* }/statistics/rx_bytes b0 b1 t0 t1 i0=0 i1=0
+	local f=/sys/class/net/${WIRE_IF#* }/statistics/rx_bytes b0 b1 t0 t1 i0=0 i1=0 l0=0 l1=0
 	b0=$(ip netns exec "${WIRE_IF% *}" cat "$f"); t0=$(date +%s%N)
-	[ -n "${WIRE_CTL:-}" ] && i0=$(__idle_us)
+	[ -n "${WIRE_CTL:-}" ] && read -r i0 l0 < <(__idle_late_us)
 	sleep "$1"
 	b1=$(ip netns exec "${WIRE_IF% *}" cat "$f"); t1=$(date +%s%N)
-	[ -n "${WIRE_CTL:-}" ] && i1=$(__idle_us)
-	awk -v b="$((b1 - b0))" -v t="$((t1 - t0))" -v i="$((i1 - i0))" -v c="${WIRE_CTL:-}" \
-		'BEGIN { printf "%.2f %s\n", b * 8 * 1000 / t, c == "" ? "-" : sprintf("%.1f", i * 100000 / t) }'
+	[ -n "${WIRE_CTL:-}" ] && read -r i1 l1 < <(__idle_late_us)
+	awk -v b="$((b1 - b0))" -v t="$((t1 - t0))" -v i="$((i1 - i0))" -v l="$((l1 - l0))" \
+		-v c="${WIRE_CTL:-}" 'BEGIN {
+		if (c == "") printf "%.2f - -\n", b * 8 * 1000 / t
+		else printf "%.2f %.1f %.1f\n", b * 8 * 1000 / t, i * 100000 / t, l * 100000 / t }'
 }
-__idle_us() {
-	"$USBEMU" ctl "${WIRE_CTL% *}" stats | tr ' ' '\n' | sed -n "s/^${WIRE_CTL#* }-idle-us=//p"
+__idle_late_us() {
+	"$USBEMU" ctl "${WIRE_CTL% *}" stats | tr ' ' '\n' |
+		awk -F= -v k="${WIRE_CTL#* }-idle-us" '$1 == k { i = $2 } $1 == "late-us" { l = $2 }
+			END { print i + 0, l + 0 }'
 }
 
 # loaded SRV_NS SRV_ADDR CLI_NS PING_NS PING_ADDR: an iperf3 run from

@@ -148,6 +148,9 @@ static struct {
 	struct step { int64_t len_ns; uint64_t up, dn; } steps[16];
 	int nsteps, step;
 	int64_t step_end;
+	/* how late this process woke for what was due, beyond 1 ms a
+	 * wakeup: a share of a window that the CPU, not the link, set */
+	int64_t late_ns;
 	/* counters */
 	uint64_t urbs_out, urbs_in, urbs_ctrl, unlinks, stalls, held_max;
 	uint64_t ntbs_out, ntbs_in, pads, bad_ntbs, tap_errs, ready_drops;
@@ -1201,13 +1204,14 @@ static int stats(char *b, size_t n)
 		"urbs-out=%" PRIu64 " urbs-in=%" PRIu64 " urbs-ctrl=%" PRIu64 " in-pending=%u "
 		"unlinks=%" PRIu64 " stalls=%" PRIu64 " ntbs-out=%" PRIu64 " ntbs-in=%" PRIu64 " "
 		"bad-ntbs=%" PRIu64 " pads=%" PRIu64 " tap-errors=%" PRIu64 " "
-		"up-idle-us=%" PRId64 " down-idle-us=%" PRId64 " link=%s\n",
+		"up-idle-us=%" PRId64 " down-idle-us=%" PRId64 " late-us=%" PRId64 " link=%s\n",
 		E.pname, speed_name[E.speed], E.port, E.tap_name, E.mode == M_NAK ? "nak" : "bloat",
 		E.up.rate, E.dn.rate, E.delay_ns / 1000, E.up.buf, E.dn.buf, E.svc_ns / 1000, E.ntb_in,
 		E.up.frames, E.up.bytes, E.up.drops, E.up.queue.bytes, E.up.buf_max, E.held.n, E.held_max,
 		E.dn.frames, E.dn.bytes, E.dn.drops, E.dn.buf_max, E.ready.n, E.ready_drops,
 		E.urbs_out, E.urbs_in, E.urbs_ctrl, E.in_q.n, E.unlinks, E.stalls, E.ntbs_out, E.ntbs_in,
-		E.bad_ntbs, E.pads, E.tap_errs, idle_us(&E.up), idle_us(&E.dn), E.link_up ? "up" : "down");
+		E.bad_ntbs, E.pads, E.tap_errs, idle_us(&E.up), idle_us(&E.dn), E.late_ns / 1000,
+		E.link_up ? "up" : "down");
 }
 
 static void ctl_in(void)
@@ -1596,6 +1600,12 @@ int main(int argc, char **argv)
 			if (errno == EINTR)
 				continue;
 			die("poll: %s", strerror(errno));
+		}
+		if (next != INT64_MAX) {
+			int64_t late = now_ns() - next - 1000000;
+
+			if (late > 0)
+				E.late_ns += late;
 		}
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
 			sock_in();

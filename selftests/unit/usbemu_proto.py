@@ -14,6 +14,7 @@ usbemu built with ASan and UBSan: usbemu_unit.sh. Prints KTAP.
 import os
 import random
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -352,6 +353,24 @@ def test_buffers():
     d.close()
 
 
+def test_late():
+    # a process stopped while frames are due wakes late, and says so: what
+    # tells a starved emulator from a sender that left the link idle
+    d = Dev("dongle", "mode=nak", "rate-up=80k", "buf-up=3000", "burst=1")
+    enumerate_dev(d)
+    d.control(0x01, 11, 1, 1)
+    for i in range(5):
+        d.bulk_out(frame(1500, i))
+    ok("late_transfers_taken", all(d.reply(2) for _ in range(2)))
+    before = int(d.stats()["late-us"])
+    os.kill(d.p.pid, signal.SIGSTOP)
+    time.sleep(0.6)
+    os.kill(d.p.pid, signal.SIGCONT)
+    after = int(d.stats()["late-us"])
+    ok("late_counted", after - before >= 300000, f"late-us {before} -> {after}")
+    d.close()
+
+
 def test_garbage():
     # a stream that is not USB/IP ends the device with a message, not a crash
     d = Dev("ncm")
@@ -362,12 +381,13 @@ def test_garbage():
 
 def main():
     print("KTAP version 1")
-    print("1..39")
+    print("1..41")
     test_ecm()
     test_ncm("ncm", 16384, "6b1d0601")
     test_ncm("dock", 65536, "e9170060")
     test_qmi()
     test_buffers()
+    test_late()
     test_garbage()
     print(f"# totals: pass:{N - FAILED} fail:{FAILED} skip:0")
     return 1 if FAILED or N != 39 else 0
