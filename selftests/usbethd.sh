@@ -55,7 +55,7 @@ rm -rf "$W" && mkdir -p "$ADMIN" "$RUN"
 stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 : > "$LOG"
 
-ktap_plan 86
+ktap_plan 88
 
 ncm_setup -s super -v 0x17e9 -p 0x4301 -q 1
 ncm_unplug
@@ -183,6 +183,27 @@ host=$APPLIED
 ktap_expect_eq fullspeed_modem_speed "$(uf "$host" usb_speed)" full
 ktap_expect_eq fullspeed_modem_profile_in_driver "$(modem_held "$host" cellular-modem-full-speed)" \
 	"$(modem_wanted cellular-modem-full-speed)"
+# its ntb-tx-max 8192 is held as 8193 (cdc_ncm pads a multiple of the
+# 64-byte packet): the daemon killed right after that set, then started
+# with the profile masked (an empty file of its name), puts the original
+# back instead of taking 8193 for an admin's value; unmasked, it is set
+# again
+daemon_stop
+tx0=$(sysnet "$host" cdc_ncm/tx_max)
+dmark
+USBETHD_TEST_KILL_AT=after-first-set daemon_start
+dexpect "USBETHD_TEST_KILL_AT=after-first-set: killed" > /dev/null
+daemon_stop
+ktap_expect_eq fullspeed_killed_after_set_padded "$(sysnet "$host" cdc_ncm/tx_max)" 8193
+: > "$ADMIN/cellular-modem-full-speed.json"
+dmark
+daemon_start
+dexpect "^ready: " > /dev/null || bail "the daemon did not start again"
+ktap_expect_eq fullspeed_crash_then_masked_restores "$(sysnet "$host" cdc_ncm/tx_max)" "$tx0"
+rm -f "$ADMIN/cellular-modem-full-speed.json"
+dmark
+kill -HUP "$DPID"
+applied cellular-modem-full-speed || bail "unmasked: not the full-speed profile"
 dmark
 unplug
 dexpect "^$host: gone, record dropped" > /dev/null || bail "no record dropped on unplug"
