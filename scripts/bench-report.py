@@ -761,6 +761,8 @@ def floor_lines(paths):
 
 
 EMU_LINKS = ("dongle", "dongle-udp", "modem", "modem-step", "modem-ncm", "dock")
+# no fixed rate, so no floor: the rates step (the dock has none)
+EMU_STEPPED = ("modem-step",)
 
 
 AA_BAND = (0.90, 1.10)	# the A/A band a boot's noise must stay within
@@ -823,11 +825,9 @@ def emulated(paths):
     file holds boots of two, and the transfers refused as below the
     emulated rate (a refused cell: both)."""
     boots, refused, rates = emu_boots(paths)
-    rows, aa, pairs = {}, {}, {}
+    rows, aa, pairs = emu_rows(boots), {}, {}
     for _, cells, ran in boots:
         for key, per in cells.items():
-            for cfg, rounds in per.items():
-                rows.setdefault(key, {}).setdefault(cfg, []).extend(rounds)
             r = aa_of(per)
             if r:
                 aa.setdefault(key, []).append(r)
@@ -844,28 +844,14 @@ def emulated(paths):
                 pairs.setdefault((link, k, have[-1]), []).append(
                     (ratio_of(agg(a, "up_p50"), agg(b, "up_p50")),
                      ratio_of(agg(a, "up_mbit"), agg(b, "up_mbit"))))
-    out = ["Each figure: the median over every round of every boot, "
-           "(lowest-highest) round; RTTs in ms, throughput in Mbit/s. "
-           "Floor: the idle p50 plus one 1514-byte frame at the uplink's rate.", "",
-           "| link | kernel | configuration | rounds | idle p50 | floor | upload: ping p50 | p90 | p99 "
-           "| Mbit/s | download: ping p50 | Mbit/s |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     order = sorted(rows, key=lambda k: (EMU_LINKS.index(k[1]), kernel_sort(k[0])))
-    for key in order:
-        for cfg in sorted(rows[key], key=lambda c: (c != "defaults", c != "defaults-again", c)):
-            r = rows[key][cfg]
-            idle = agg(r, "idle_p50")
-            floor = (f"{idle[0] + 1514 * 8 * 1000 / rates[key]:.1f}"
-                     if idle and rates.get(key) else "-")
-            out.append(f"| {key[1]} | {key[0]} | {cfg} | {len(r)} | {fmt(idle)} | {floor} | "
-                       f"{fmt(agg(r, 'up_p50'))} | {fmt(agg(r, 'up_p90'))} | {fmt(agg(r, 'up_p99'))} | "
-                       f"{fmt(agg(r, 'up_mbit'), 2)} | {fmt(agg(r, 'down_p50'))} | "
-                       f"{fmt(agg(r, 'down_mbit'), 2)} |")
+    out = emu_table(rows, rates, "defaults-again") + [
+        "", "The defaults again, and each boot's own figures: "
+        "[performance-boots.md](performance-boots.md#emulated-links-aa-per-boot)."]
     out += ["", f"The A/A band: per boot, defaults against defaults-again (ping p50: "
             f"defaults over defaults-again; Mbit/s: defaults-again over defaults), "
             f"lowest-highest over the boots and how many of them stay within "
-            f"{AA_BAND[0]:.2f}-{AA_BAND[1]:.2f}. Each boot's own: "
-            f"[performance-boots.md](performance-boots.md#emulated-links-aa-per-boot).", "",
+            f"{AA_BAND[0]:.2f}-{AA_BAND[1]:.2f}.", "",
             "| link | kernel | boots | upload ping | upload Mbit/s | download ping | download Mbit/s |",
             "| --- | --- | --- | --- | --- | --- | --- |"]
     for key in order:
@@ -887,11 +873,46 @@ def emulated(paths):
     print("\n".join(out))
 
 
+def emu_rows(boots):
+    """{(kernel, link): {config: [rounds of every boot]}}"""
+    rows = {}
+    for _, cells, _ in boots:
+        for key, per in cells.items():
+            for cfg, rounds in per.items():
+                rows.setdefault(key, {}).setdefault(cfg, []).extend(rounds)
+    return rows
+
+
+def emu_table(rows, rates, leave_out=None):
+    """The emulated links' figures per link, kernel and configuration."""
+    out = ["Each figure: the median over every round of every boot, "
+           "(lowest-highest) round; RTTs in ms, throughput in Mbit/s. "
+           "Floor: the idle p50 plus one 1514-byte frame at the uplink's rate.", "",
+           "| link | kernel | configuration | rounds | idle p50 | floor | upload: ping p50 | p90 | p99 "
+           "| Mbit/s | download: ping p50 | Mbit/s |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for key in sorted(rows, key=lambda k: (EMU_LINKS.index(k[1]), kernel_sort(k[0]))):
+        for cfg in sorted(rows[key], key=lambda c: (c != "defaults", c != "defaults-again", c)):
+            if cfg == leave_out:
+                continue
+            r = rows[key][cfg]
+            idle = agg(r, "idle_p50")
+            floor = (f"{idle[0] + 1514 * 8 * 1000 / rates[key]:.1f}"
+                     if idle and rates.get(key) and key[1] not in EMU_STEPPED else "-")
+            out.append(f"| {key[1]} | {key[0]} | {cfg} | {len(r)} | {fmt(idle)} | {floor} | "
+                       f"{fmt(agg(r, 'up_p50'))} | {fmt(agg(r, 'up_p90'))} | {fmt(agg(r, 'up_p99'))} | "
+                       f"{fmt(agg(r, 'up_mbit'), 2)} | {fmt(agg(r, 'down_p50'))} | "
+                       f"{fmt(agg(r, 'down_mbit'), 2)} |")
+    return out
+
+
 def emulated_boots(paths):
-    """--emulated-boots DATA...: each boot's A/A ratios of the emulated
-    links, a row per boot, link and kernel."""
-    boots, _, _ = emu_boots(paths)
-    out = ["Per boot: defaults against defaults-again (ping p50: defaults over "
+    """--emulated-boots DATA...: the emulated links' figures with every
+    configuration, then each boot's A/A ratios, a row per boot, link and
+    kernel."""
+    boots, _, rates = emu_boots(paths)
+    out = emu_table(emu_rows(boots), rates) + [""]
+    out += ["Per boot: defaults against defaults-again (ping p50: defaults over "
            "defaults-again; Mbit/s: defaults-again over defaults).", "",
            "| boot | link | kernel | upload ping | upload Mbit/s | download ping | download Mbit/s |",
            "| --- | --- | --- | --- | --- | --- | --- |"]
