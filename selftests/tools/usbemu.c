@@ -1088,9 +1088,12 @@ static void sock_in(void)
 	rlen -= off;
 }
 
-/* whether the downlink's buffer takes another frame from the far side:
- * in nak mode it takes none while full, so frames wait there (the far
- * side's qdisc), as OUT URBs wait on the host */
+/* whether to read the far side: in nak mode not while the downlink's
+ * buffer is full. Once read, a batch of frames is taken and what does not
+ * fit is dropped, in either mode: left in the TAP's ring (1000 frames,
+ * tail drop, no backpressure to the qdisc above it) a TCP download
+ * overshoots that ring and idles the link while it recovers (5.67 of a
+ * 6 Mbit/s downlink, usbemu.sh on 6.1) */
 static bool dn_room(void)
 {
 	return E.mode == M_BLOAT || !E.dn.queue.n || E.dn.queue.bytes + FRAME_MAX <= E.dn.buf;
@@ -1101,7 +1104,7 @@ static void tap_in(void)
 	static uint8_t b[FRAME_MAX];
 	int i;
 
-	for (i = 0; i < 64 && dn_room(); i++) {
+	for (i = 0; i < 64; i++) {
 		ssize_t r = read(E.tap, b, sizeof(b));
 
 		if (r <= 0)
