@@ -355,7 +355,6 @@ cell() {
 	elif [ -z "$err" ]; then
 		# a download that fails keeps the cell's other figures
 		is_emu "$lnk" && WIRE_IF="$HOST_NS $HOST_IF" WIRE_CTL="/tmp/usbemu-bench.sock down"
-		[ "$lnk" = dongle-udp ] && UDP_BPS=$((2 * ${EMU_RATE[$lnk]#* }))
 		down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			down=$(loaded "$HOST_NS" "$HOST_ADDR" "$PEER_NS" "$PEER_NS" "$HOST_ADDR") ||
 			{ down="- - - - 0"; CELL_ERR=$((CELL_ERR + 1)); ktap_info "$lnk $name round $round: no download figures"; }
