@@ -33,10 +33,16 @@ rm -rf "$out" && mkdir -p "$out"
 P=0 F=0 S=0
 start=$SECONDS
 
+# every failure, named again above the last line: a log read from its end
+# (CI's) shows what failed without the whole run
+failures=()
 tally() { # tally KTAP_FILE
-	local p f s
+	local p f s l
 	read -r p f s < <(awk -f "$here/ktap-count.awk" "$1")
 	P=$((P + p)) F=$((F + f)) S=$((S + s))
+	while IFS= read -r l; do
+		failures+=("${1#"$out"/}: ${l#"${l%%[! ]*}"}")
+	done < <(grep -aE '^ {0,2}not ok [0-9]+' "$1")
 }
 
 if [ $debug -eq 1 ]; then
@@ -93,7 +99,10 @@ else
 	# 900 s was hit once with other work beside it
 	vmtimeout=${USBETH_VM_TIMEOUT:-1500}
 fi
-[ ${#kernels[@]} -gt 0 ] || { echo "not ok vm_suite # no kernel (scripts/setup.sh)"; F=$((F + 1)); }
+[ ${#kernels[@]} -gt 0 ] || {
+	echo "not ok vm_suite # no kernel (scripts/setup.sh)"
+	F=$((F + 1)) failures+=("not ok vm_suite # no kernel")
+}
 # the kernel of the installed (kselftest) run
 installed_k=
 if [ $debug -eq 0 ]; then
@@ -113,6 +122,7 @@ vm_tally() {
 	if [ "$2" -ne 0 ]; then
 		F=$((F + 1))
 		echo "not ok vm_run@$1 # the VM run failed (see above)"
+		failures+=("vm-$1: not ok vm_run@$1 # the VM run failed")
 	fi
 }
 times=()
@@ -125,7 +135,7 @@ for k in "${kernels[@]}"; do
 			vmrc=$?
 		else
 			echo "not ok kselftest_install@$k # scripts/kselftest-install.sh failed"
-			F=$((F + 1))
+			F=$((F + 1)) failures+=("not ok kselftest_install@$k")
 			vmrc=0
 		fi
 	else
@@ -146,6 +156,7 @@ done
 for t in "${times[@]}"; do echo "# VM suite on kernel ${t% *}: ${t##* }"; done
 
 echo "# make check$([ $debug -eq 1 ] && echo -debug) took $((SECONDS - start))s"
+for l in "${failures[@]}"; do echo "# failed: $l"; done
 line="$P passed, $F failed"
 [ "$S" -gt 0 ] && line="$line, $S skipped"
 echo "$line"

@@ -161,8 +161,10 @@ for t in "$@"; do
 	tt=$per_test_timeout
 	own=$(sed -n '1,40s/^# usbeth-timeout: \([0-9]\+\)$/\1/p' "$t" | head -n1)
 	[ -n "$own" ] && [ "$own" -gt "$tt" ] && tt=$own
+	t0=$SECONDS
 	( cd "$(dirname "$t")" && timeout -k 10 "$tt" "$t" ) 2>&1 | sed -u 's/^/  /'
 	rc=${PIPESTATUS[0]}
+	echo "# $name: $((SECONDS - t0)) s"
 	case $rc in
 	0) result OK "$name" ;;
 	4) result SKIP "$name" ;;

@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$out.$$.tmp"' EXIT
 mkdir -p "$tmp"/{bin,sbin,proc,sys,dev,modules,host}
 cp "$bb" "$tmp/bin/busybox"
-for a in sh mount umount mkdir insmod cat echo chroot poweroff hostname sync sleep ls uname; do
+for a in sh mount umount mkdir insmod cat echo chroot poweroff hostname sync sleep ls uname stty; do
 	ln -s busybox "$tmp/bin/$a"
 done
 install -m 0755 "$here/init" "$tmp/init"
