@@ -285,46 +285,91 @@ static uint32_t do_usbeth(struct engine *e, struct rec *r,
 	return done;
 }
 
-/* Puts the per-queue BQL originals of the knobs in mask back. */
-static uint32_t do_bql_restore(struct engine *e, struct rec *r,
-			       uint32_t mask, const struct cur *c,
-			       const char *what)
+/* Whether TX queues a and b have the same originals of the knobs in mask. */
+static bool bql_same(const struct bql_orig *a, const struct bql_orig *b,
+		     uint32_t mask)
 {
-	uint32_t done = mask;
-	size_t i;
-	int k;
+	return (!(mask & BIT(K_BQL_LIMIT_MIN)) ||
+		a->limit_min == b->limit_min) &&
+	       (!(mask & BIT(K_BQL_LIMIT_MAX)) ||
+		a->limit_max == b->limit_max) &&
+	       (!(mask & BIT(K_BQL_HOLD_TIME)) ||
+		a->hold_time == b->hold_time);
+}
 
-	for (i = 0; i < r->n_bql; i++) {
-		struct usbeth_set s = { 0 };
-		int err;
+/* One SET of the knobs in mask to q's originals: on TX queue q->index, or
+ * on every TX queue (all).
+ */
+static int bql_set(struct engine *e, const struct rec *r, uint32_t mask,
+		   const struct bql_orig *q, bool all)
+{
+	struct usbeth_set s = { 0 };
 
-		s.ifindex = r->ifindex;
-		usbeth_set_value(&s, USBETH_A_BQL_QUEUE_INDEX, r->bql[i].index);
-		if (mask & BIT(K_BQL_LIMIT_MIN))
-			usbeth_set_value(&s, USBETH_A_BQL_LIMIT_MIN,
-					 r->bql[i].limit_min);
-		if (mask & BIT(K_BQL_LIMIT_MAX))
-			usbeth_set_value(&s, USBETH_A_BQL_LIMIT_MAX,
-					 r->bql[i].limit_max);
-		if (mask & BIT(K_BQL_HOLD_TIME))
-			usbeth_set_value(&s, USBETH_A_BQL_HOLD_TIME,
-					 r->bql[i].hold_time);
-		err = timed_set(e, &s, NULL);
-		if (err) {
-			for (k = K_BQL_LIMIT_MIN; k <= K_BQL_HOLD_TIME; k++)
-				if (mask & BIT(k)) {
-					set_failed(e, r, what, k, r->orig[k],
-						   err);
-					break;
-				}
-			return 0;
-		}
+	s.ifindex = r->ifindex;
+	if (!all)
+		usbeth_set_value(&s, USBETH_A_BQL_QUEUE_INDEX, q->index);
+	if (mask & BIT(K_BQL_LIMIT_MIN))
+		usbeth_set_value(&s, USBETH_A_BQL_LIMIT_MIN, q->limit_min);
+	if (mask & BIT(K_BQL_LIMIT_MAX))
+		usbeth_set_value(&s, USBETH_A_BQL_LIMIT_MAX, q->limit_max);
+	if (mask & BIT(K_BQL_HOLD_TIME))
+		usbeth_set_value(&s, USBETH_A_BQL_HOLD_TIME, q->hold_time);
+	return timed_set(e, &s, NULL);
+}
+
+/*
+ * Puts the per-queue BQL originals of the knobs in mask back, with as few
+ * SETs as the family allows: a SET names one TX queue or every one, and
+ * each SET that changes something sends a CHANGE carrying every queue
+ * (about 53 KB at 1024 queues; one SET per queue was O(queues^2) bytes of
+ * multicast, which overran every monitor). Where the record has every
+ * queue the device has now (0..n-1), one SET gives every queue the
+ * originals most of them share (atomic: all or none), then one SET per
+ * queue whose originals differ; shipped kernels give every queue the same
+ * defaults, so a restore is one SET. Otherwise (the device's queues changed
+ * since they were recorded) one SET per recorded queue, as only those are
+ * usbethd's to put back.
+ */
+static uint32_t do_bql_restore(struct engine *e, struct rec *r,
+			       const struct usbeth_dev *d, uint32_t mask,
+			       const struct cur *c, const char *what)
+{
+	const struct bql_orig *base = NULL;
+	bool whole = r->n_bql > 0 && r->n_bql == d->n_bql_queues;
+	size_t i, votes = 0;
+	int k, err = 0;
+
+	for (i = 0; whole && i < r->n_bql; i++)
+		whole = r->bql[i].index == i;
+	/* the originals most queues share, if most share any (Boyer-Moore
+	 * majority vote); any queue's otherwise
+	 */
+	for (i = 0; whole && i < r->n_bql; i++) {
+		if (!votes)
+			base = &r->bql[i];
+		if (bql_same(base, &r->bql[i], mask))
+			votes++;
+		else
+			votes--;
+	}
+	if (base)
+		err = bql_set(e, r, mask, base, true);
+	for (i = 0; !err && i < r->n_bql; i++)
+		if (!base || !bql_same(base, &r->bql[i], mask))
+			err = bql_set(e, r, mask, &r->bql[i], false);
+	if (err) {
+		for (k = K_BQL_LIMIT_MIN; k <= K_BQL_HOLD_TIME; k++)
+			if (mask & BIT(k)) {
+				set_failed(e, r, what, k, r->orig[k], err);
+				break;
+			}
+		return 0;
 	}
 	for (k = K_BQL_LIMIT_MIN; k <= K_BQL_HOLD_TIME; k++)
-		if (done & BIT(k))
+		if (mask & BIT(k))
 			log_change(r, what, k, c->v[k], c->mixed & BIT(k),
 				   r->orig[k], r->orig[k]);
-	return done;
+	return mask;
 }
 
 /* The offloads of a step, in one FEATURES_SET (one feature update in the
@@ -744,7 +789,8 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 
 		done |= do_usbeth(e, r, &st, &c, what_apply, what_restore);
 		if (bqlr)
-			done |= do_bql_restore(e, r, bqlr, &c, what_restore);
+			done |= do_bql_restore(e, r, d, bqlr, &c,
+					       what_restore);
 		done |= do_other(e, r, &st, &c, what_apply, what_restore);
 	}
 	/* forget originals that are back, or of changes that did not happen
