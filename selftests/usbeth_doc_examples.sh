@@ -54,25 +54,29 @@ mapfile -t EXAMPLES < <(awk '/^\.SH EXAMPLES/ { f = 1; next } /^\.SH / { f = 0 }
 	sed -e 's/\\-/-/g' -e "s/\\\\(aq/'/g" -e 's/\\(dq/"/g' -e 's/\\e/\\/g' -e 's/\\&//g')
 
 STEPS=(before set after restore)
-ktap_plan $((7 + 2 * ${#EXAMPLES[@]}))
+ktap_plan $((8 + 2 * ${#EXAMPLES[@]}))
 
 W=$(mktemp -d)
 IPERF_PID_FILE=$W/iperf3.pid
 E='' E_ORIG_RX='' E_ORIG_MAX=() E_ORIG_HOLD=()
+# e1000e_put_back: the e1000e's knobs as they were, and the NIC back in
+# the initial netns
+e1000e_put_back() {
+	local q
+	[ -n "$E" ] || return 0
+	[ -n "$E_ORIG_RX" ] && ip netns exec "$NCM_HOST_NS" ethtool -C "$E" rx-usecs "$E_ORIG_RX" 2>/dev/null
+	for q in "${!E_ORIG_MAX[@]}"; do
+		ip netns exec "$NCM_HOST_NS" sh -c "d=/sys/class/net/$E/queues/tx-$q/byte_queue_limits
+			echo ${E_ORIG_MAX[q]} > \$d/limit_max; echo ${E_ORIG_HOLD[q]} > \$d/hold_time"
+	done
+	ip -n "$NCM_HOST_NS" link set dev "$E" down 2>/dev/null
+	ip -n "$NCM_HOST_NS" link set dev "$E" netns 1 2>/dev/null
+	E=''
+}
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
-	local q
 	[ -s "$IPERF_PID_FILE" ] && kill "$(cat "$IPERF_PID_FILE")" 2>/dev/null
-	if [ -n "$E" ]; then
-		# the e1000e as it was, back in the initial netns
-		[ -n "$E_ORIG_RX" ] && ip netns exec "$NCM_HOST_NS" ethtool -C "$E" rx-usecs "$E_ORIG_RX" 2>/dev/null
-		for q in "${!E_ORIG_MAX[@]}"; do
-			ip netns exec "$NCM_HOST_NS" sh -c "d=/sys/class/net/$E/queues/tx-$q/byte_queue_limits
-				echo ${E_ORIG_MAX[q]} > \$d/limit_max; echo ${E_ORIG_HOLD[q]} > \$d/hold_time"
-		done
-		ip -n "$NCM_HOST_NS" link set dev "$E" down 2>/dev/null
-		ip -n "$NCM_HOST_NS" link set dev "$E" netns 1 2>/dev/null
-	fi
+	e1000e_put_back
 	ncm_teardown
 	rm -rf "$W"
 }
@@ -361,5 +365,18 @@ for ex in "${EXAMPLES[@]}"; do
 		;;
 	esac
 done
+# what the examples changed on the e1000e is undone, for the tests after
+# this one: read where the NIC is back, in the initial netns
+want_e="$E_ORIG_RX"
+for q in "${!E_ORIG_MAX[@]}"; do want_e+=" ${E_ORIG_MAX[q]} ${E_ORIG_HOLD[q]}"; done
+e=$E
+e1000e_put_back
+got_e=$(ethtool -c "$e" | sed -n 's/^rx-usecs: *//p')
+for q in "${!E_ORIG_MAX[@]}"; do
+	got_e+=" $(cat "/sys/class/net/$e/queues/tx-$q/byte_queue_limits/limit_max" \
+		"/sys/class/net/$e/queues/tx-$q/byte_queue_limits/hold_time" | tr '\n' ' ')"
+	got_e=${got_e% }
+done
+ktap_expect_eq e1000e_put_back "$got_e" "$want_e"
 ktap_info "the test took $SECONDS s"
 ktap_finish
