@@ -59,6 +59,8 @@ if [ $debug -eq 1 ]; then
 	# KASAN and lockdep under TCG: everything takes longer
 	export USBETH_TEST_TIMEOUT=${USBETH_TEST_TIMEOUT:-1800}
 	export USBETH_FUZZ_COUNT=${USBETH_FUZZ_COUNT:-100000}
+	# the races the regular suite runs shorter, at length
+	export USBETH_STRESS_CYCLES=${USBETH_STRESS_CYCLES:-200} USBETH_NETNS_ROUNDS=${USBETH_NETNS_ROUNDS:-15}
 	# the last run took 5967 s with the plug cycles cut off at 1800 s; they
 	# need some 3300 s (usbeth_plug_cycles.sh)
 	vmtimeout=${USBETH_VM_TIMEOUT:-10800}

@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Lifetime: 200 plug/unplug cycles while another process keeps doing get,
+# Lifetime: 100 plug/unplug cycles (USBETH_STRESS_CYCLES; 200 on the debug
+# kernel, make check-debug) while another process keeps doing get,
 # set and dump on whatever USB netdevs exist, then module unload while a
 # monitor listens and dumps run. The runner fails the run on any oops,
 # WARNING or netdev that cannot unregister (a leaked reference), and checks
 # that the module unloads at the end.
 source "$(dirname "$0")/lib.sh"
 
-CYCLES=${USBETH_STRESS_CYCLES:-200}
+CYCLES=${USBETH_STRESS_CYCLES:-100}
 cleanup() {
 	[ -n "${loop:-}" ] && kill "$loop" 2>/dev/null
 	[ -n "${mon:-}" ] && kill "$mon" 2>/dev/null
