@@ -74,10 +74,12 @@ u32 usbeth_usb_speed(enum usb_device_speed s)
 }
 
 /*
- * Whether usbeth must hold rtnl to work on dev. Gadget netdevs: yes, u_ether
- * moves them between parents under rtnl and their qmult records live under
- * it. Drivers with ethtool coalesce ops, or a cdc_ncm whose NTB knobs
- * are ethtool settings (ncm.c): yes, ethtool calls those under rtnl.
+ * Whether usbeth must hold rtnl to work on dev. Gadget netdevs: yes, their
+ * records live under it (gadget_rec.c; u_ether moves them between parents
+ * with device_move(), which takes no rtnl: their gadget is touched under
+ * dpm_list_mtx instead). Drivers with ethtool coalesce ops, or a cdc_ncm
+ * whose NTB knobs are ethtool settings (ncm.c): yes, ethtool calls those
+ * under rtnl.
  * Other netdevs than USB host-side ones: yes, nothing is known of
  * them. USB host-side netdevs otherwise do without: their knobs are the
  * driver's own sysfs attributes and the TX queues' BQL limits, which sysfs

@@ -243,7 +243,15 @@ static int ncm_knob_write(const struct usbeth_req *req, int attr, u32 val)
 	return ncm_write(req->dev, ncm_file(attr), val);
 }
 
-/* The largest NTB the driver will accept in each direction. */
+/*
+ * The largest NTB the driver will accept in each direction, as
+ * cdc_ncm_check_rx_max() and cdc_ncm_check_tx_max() bound it (6.1 to 7.3):
+ * RX at most the device's dwNtbInMaxSize and 64 KiB, but never below the
+ * NTB minimum of 2048, to which cdc_ncm raises a smaller dwNtbInMaxSize (a
+ * spec violation it warns about and works with); TX the device's
+ * dwNtbOutMaxSize clamped to the NTB minimum and cdc_ncm's maximum, or that
+ * maximum when the device sets none.
+ */
 static int ncm_max(struct net_device *dev, bool rx, u32 *max)
 {
 	u32 dev_max;
@@ -254,7 +262,8 @@ static int ncm_max(struct net_device *dev, bool rx, u32 *max)
 	if (err)
 		return err;
 	if (rx)
-		*max = min_t(u32, dev_max, CDC_NCM_NTB_MAX_SIZE_RX);
+		*max = max_t(u32, min_t(u32, dev_max, CDC_NCM_NTB_MAX_SIZE_RX),
+			     USB_CDC_NCM_NTB_MIN_IN_SIZE);
 	else if (!dev_max)
 		*max = CDC_NCM_NTB_MAX_SIZE_TX;
 	else

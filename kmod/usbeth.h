@@ -8,7 +8,10 @@
  * it works on inside usbeth_host_enter() instead (host.c: the device stays
  * registered in the caller's netns meanwhile); dumps and the netdev
  * notifiers run under rtnl. SETs of one device are serialised by rtnl where
- * it is taken, else by a per-device mutex (netlink.c), never both. The
+ * it is taken, else by one of netlink.c's set mutexes, picked by a hash of
+ * the device (usbeth_set_lock(), shared by the devices hashed alike) and
+ * taken before host.c's read side; a SET of a device host.c has no record
+ * of takes rtnl too, inside that mutex (the mutex, then rtnl). The
  * gadget records (gadget_rec.c) are only touched under rtnl, which gadget
  * netdevs always get. A gadget is touched only under the driver core's
  * dpm_list_mtx (usbeth_with_gadget()), and a qmult write takes the
