@@ -4,7 +4,8 @@
  * driver with coalesce ops, limited to what the driver declares in
  * supported_coalesce_params. Like ethtool's own set path, a SET wakes the
  * device, reads the whole current setting, modifies every field the SET
- * names and hands it back to the driver once, then tells ethtool listeners.
+ * names and hands it back to the driver once, then tells ethtool listeners
+ * (only when that changed the setting).
  */
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
@@ -55,32 +56,34 @@ static u32 *coal_field(struct ethtool_coalesce *ec, int attr)
 }
 
 /*
- * Around the driver's ops, as ethtool's own set and get paths do: wake the
- * parent first (a runtime-suspended NIC may have detached its netdev, and
- * ops may touch its registers), take the device's ops lock where it has one
- * (compat.h) unless the caller holds it (ops_held: the NETDEV_REGISTER
- * notifier), check the device is there, then the driver's begin;
- * usbeth_ethtool_complete() undoes it.
+ * Around the driver's ops, in ethtool core's order (ethnl_ops_begin() and
+ * the set and get paths around it, 6.1 to 7.3): the device's ops lock
+ * first, where it has one (compat.h), unless the caller holds it (ops_held:
+ * the NETDEV_REGISTER notifier); then wake the parent (a runtime-suspended
+ * NIC may have detached its netdev, and ops may touch its registers), check
+ * the device is there, then the driver's begin. usbeth_ethtool_complete()
+ * undoes it in reverse: the driver's complete, the parent let go, the lock
+ * dropped.
  */
 int usbeth_ethtool_begin(struct net_device *dev, bool ops_held)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
 	int err = -ENODEV;
 
-	if (dev->dev.parent)
-		pm_runtime_get_sync(dev->dev.parent);
 	if (!ops_held)
 		usbeth_lock_ops(dev);
+	if (dev->dev.parent)
+		pm_runtime_get_sync(dev->dev.parent);
 	if (netif_device_present(dev) &&
 	    READ_ONCE(dev->reg_state) == NETREG_REGISTERED) {
 		err = ops->begin ? ops->begin(dev) : 0;
 		if (!err)
 			return 0;
 	}
-	if (!ops_held)
-		usbeth_unlock_ops(dev);
 	if (dev->dev.parent)
 		pm_runtime_put(dev->dev.parent);
+	if (!ops_held)
+		usbeth_unlock_ops(dev);
 	return err;
 }
 
@@ -88,10 +91,10 @@ void usbeth_ethtool_complete(struct net_device *dev, bool ops_held)
 {
 	if (dev->ethtool_ops->complete)
 		dev->ethtool_ops->complete(dev);
-	if (!ops_held)
-		usbeth_unlock_ops(dev);
 	if (dev->dev.parent)
 		pm_runtime_put(dev->dev.parent);
+	if (!ops_held)
+		usbeth_unlock_ops(dev);
 }
 
 /* Between usbeth_ethtool_begin() and usbeth_ethtool_complete(). */
@@ -126,24 +129,35 @@ int usbeth_coalesce_read(struct net_device *dev, struct ethtool_coalesce *ec,
  * setting read, edit(ec, kec, arg) changes its fields, one set_coalesce()
  * (the driver validates the whole new setting, never an intermediate one),
  * one notification, told to listeners under the ops lock as ethtool does.
+ * When the edit leaves the setting as the driver holds it, the driver is
+ * not called and nothing is told (ethnl's "mod"): a SET of the values a
+ * device has, or a put-back of values the driver kept, sends nothing.
  */
 int usbeth_coalesce_update(struct net_device *dev, usbeth_coalesce_edit_t edit,
 			   const void *arg, struct netlink_ext_ack *extack)
 {
-	struct kernel_ethtool_coalesce kec;
-	struct ethtool_coalesce ec;
+	struct kernel_ethtool_coalesce kec, old_kec;
+	struct ethtool_coalesce ec, old_ec;
 	int err;
 
 	err = usbeth_ethtool_begin(dev, false);
 	if (err)
 		return err;
 	err = coal_read(dev, &ec, &kec);
-	if (!err) {
-		edit(&ec, &kec, arg);
-		err = dev->ethtool_ops->set_coalesce(dev, &ec, &kec, extack);
-	}
+	if (err)
+		goto out;
+	/* copies with their padding (coal_read() zeroed it), for memcmp() */
+	memcpy(&old_ec, &ec, sizeof(ec));
+	memcpy(&old_kec, &kec, sizeof(kec));
+	edit(&ec, &kec, arg);
+	/* as ethnl: a setting the driver holds already is neither set nor told */
+	if (!memcmp(&ec, &old_ec, sizeof(ec)) &&
+	    !memcmp(&kec, &old_kec, sizeof(kec)))
+		goto out;
+	err = dev->ethtool_ops->set_coalesce(dev, &ec, &kec, extack);
 	if (!err)
 		usbeth_ethtool_notify(dev, ETHTOOL_MSG_COALESCE_NTF);
+out:
 	usbeth_ethtool_complete(dev, false);
 	return err;
 }

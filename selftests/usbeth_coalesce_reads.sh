@@ -9,12 +9,14 @@
 # parameters and counts its calls. A SET of two coalesce knobs reads four
 # times: its old values, the read-modify-write of set_coalesce() (as
 # ethtool -C does), ethtool's own COALESCE_NTF that the SET sends, and
-# usbeth's CHANGE notification.
+# usbeth's CHANGE notification. A SET of the values the driver holds reads
+# once (the old values) and writes and tells nothing: no set_coalesce(), no
+# COALESCE_NTF (whose message would read again), no CHANGE (no echo).
 source "$(dirname "$0")/lib.sh"
 
 KO=$(ksft_helper fake_coal.ko) || env_missing "no fake_coal.ko (the selftests' helper modules are not built for this kernel)"
 trap 'rmmod fake_coal 2>/dev/null' EXIT
-ktap_plan 7
+ktap_plan 9
 insmod "$KO" || bail "insmod fake_coal"
 F=fakecoal0
 P=/sys/module/fake_coal/parameters
@@ -32,4 +34,13 @@ restart
 ktap_check set_two_knobs ue set "$F" tx_usecs=11 rx_frames=41
 ktap_expect_eq set_reads_coalesce_four_times "$(cat "$P/gets")" 4
 ktap_expect_eq set_values "$(ue get "$F" | coal)" "11 20 30 41 "
+
+restart
+out=$(ue set -e "$F" tx_usecs=11 rx_frames=41)
+ktap_expect_eq unchanged_set_reads_once "$(cat "$P/gets")" 1
+if grep -q '^ifname=' <<< "$out"; then
+	ktap_fail unchanged_set_no_change "echoed: a CHANGE was sent"
+else
+	ktap_ok unchanged_set_no_change
+fi
 ktap_finish
