@@ -5,7 +5,8 @@
  * supported_coalesce_params. Like ethtool's own set path, a SET wakes the
  * device, reads the whole current setting, modifies every field the SET
  * names and hands it back to the driver once, then tells ethtool listeners
- * (only when that changed the setting).
+ * (only when that changed the setting). A GET does not wake the device: it
+ * leaves out the values of one whose parent is runtime-suspended.
  */
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
@@ -63,7 +64,8 @@ static u32 *coal_field(struct ethtool_coalesce *ec, int attr)
  * NIC may have detached its netdev, and ops may touch its registers), check
  * the device is there, then the driver's begin. usbeth_ethtool_complete()
  * undoes it in reverse: the driver's complete, the parent let go, the lock
- * dropped.
+ * dropped. A read that must not wake the device holds the parent awake
+ * first (usbeth_awake_get()), so that the wake here finds it awake.
  */
 int usbeth_ethtool_begin(struct net_device *dev, bool ops_held)
 {
@@ -95,6 +97,46 @@ void usbeth_ethtool_complete(struct net_device *dev, bool ops_held)
 		pm_runtime_put(dev->dev.parent);
 	if (!ops_held)
 		usbeth_unlock_ops(dev);
+}
+
+/*
+ * For reads that must not wake dev: a GET or a dump (any user may ask for
+ * every netdev of its netns) and the notifications. Keeps the device that
+ * a wake of dev's parent would resume awake, if it is, in *held until
+ * usbeth_awake_put(): the parent, or, while the parent is suspended but has
+ * no runtime PM callbacks of its own (a USB interface: waking it costs only
+ * its USB device's wake), the nearest ancestor that has them. 0: awake (or
+ * no runtime PM to respect: no parent, runtime PM disabled, no CONFIG_PM),
+ * the driver's ops are called as ethtool calls them; -EAGAIN: asleep
+ * (runtime-suspended, or suspending, or resuming), and left so: the caller
+ * calls no op that would wake it.
+ */
+int usbeth_awake_get(struct net_device *dev, struct device **held)
+{
+	struct device *d;
+	int ret;
+
+	*held = NULL;
+	for (d = dev->dev.parent; d; d = d->parent) {
+		ret = usbeth_pm_get_if_active(d);
+		if (ret > 0) {
+			*held = d;
+			return 0;
+		}
+		if (ret < 0)	/* disabled: a wake would not pass it */
+			return 0;
+#ifdef CONFIG_PM
+		if (!d->power.no_callbacks)
+			return -EAGAIN;
+#endif
+	}
+	return 0;
+}
+
+void usbeth_awake_put(struct device *held)
+{
+	if (held)
+		pm_runtime_put(held);
 }
 
 /* Between usbeth_ethtool_begin() and usbeth_ethtool_complete(). */

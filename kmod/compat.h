@@ -111,6 +111,18 @@ static inline void usbeth_unlock_ops(struct net_device *dev)
 #endif
 
 /*
+ * pm_runtime_get_if_active(): a usage reference on a device only if it is
+ * runtime-active, whatever its usage count; it lost its ign_usage_count
+ * argument in 6.9 (6.1's header has it, 6.12's has not), where passing
+ * true was that meaning.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define usbeth_pm_get_if_active(dev)	pm_runtime_get_if_active(dev)
+#else
+#define usbeth_pm_get_if_active(dev)	pm_runtime_get_if_active(dev, true)
+#endif
+
+/*
  * ethtool_notify() lost its unused data argument in 6.17.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)

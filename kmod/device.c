@@ -7,6 +7,7 @@
  */
 #include <linux/ethtool.h>
 #include <linux/kallsyms.h>
+#include <linux/pm_runtime.h>
 #include <linux/usb.h>
 #include "usbeth.h"
 
@@ -96,14 +97,21 @@ bool usbeth_needs_rtnl(struct net_device *dev)
 }
 
 /*
- * The driver's name as ethtool -i shows it. For USB host-side netdevs that
- * is the USB interface driver's (usbnet takes its name from there), read
- * without calling into ethtool ops, so it works without rtnl.
+ * The driver's name as ethtool -i shows it, read without waking the device
+ * (a GET must not: usbeth_awake_get()). For USB host-side netdevs that is
+ * the USB interface driver's (usbnet takes its name from there), read
+ * without calling into ethtool ops, so it works without rtnl. For the
+ * others it is the name of the driver bound to the parent device, which is
+ * what get_drvinfo() reports for the usual bus drivers (PCI, platform,
+ * virtio); only a netdev with no bound parent is asked through
+ * get_drvinfo(), inside ethtool's begin/complete bracket, and not while its
+ * parent is runtime-suspended (that bracket would wake it).
  */
 const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len,
 			       bool ops_held)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
+	const struct device_driver *drv;
 	struct device *parent;
 
 	/*
@@ -119,25 +127,21 @@ const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len,
 		return buf;
 	}
 	parent = dev->dev.parent;
-	if (is_usb_host_side(dev) && parent->driver && parent->driver->name) {
-		strscpy(buf, parent->driver->name, len);
+	drv = parent ? READ_ONCE(parent->driver) : NULL;
+	if (drv && drv->name) {
+		strscpy(buf, drv->name, len);
 		return buf;
 	}
-	/* as ethtool -i calls it: device awake, present, inside begin */
-	if (ops && ops->get_drvinfo && !usbeth_ethtool_begin(dev, ops_held)) {
+	strscpy(buf, "", len);
+	if (ops && ops->get_drvinfo &&
+	    (!parent || !pm_runtime_suspended(parent)) &&
+	    !usbeth_ethtool_begin(dev, ops_held)) {
 		struct ethtool_drvinfo info = {};
 
 		ops->get_drvinfo(dev, &info);
 		usbeth_ethtool_complete(dev, ops_held);
-		if (info.driver[0]) {
-			strscpy(buf, info.driver, len);
-			return buf;
-		}
+		strscpy(buf, info.driver, len);
 	}
-	if (parent && parent->driver && parent->driver->name)
-		strscpy(buf, parent->driver->name, len);
-	else
-		strscpy(buf, "", len);
 	return buf;
 }
 

@@ -118,7 +118,10 @@ static int ncm_write(struct net_device *dev, const char *name, u32 val)
 #define NCM_ETHTOOL_COAL	0
 #endif
 
-/* Whether the driver offers knob attr through a standard ethtool operation */
+/*
+ * Whether the driver offers knob attr through a standard ethtool operation:
+ * then reading it calls the driver's ops (usbeth_knob's wakes)
+ */
 static bool ncm_ethtool(struct net_device *dev, int attr)
 {
 	const struct ethtool_ops *ops = dev->ethtool_ops;
@@ -499,16 +502,17 @@ const struct usbeth_knob usbeth_ncm_knobs[3] = {
 		.attr = USBETH_A_NTB_RX_MAX, .name = "ntb-rx-max",
 		.flag = USBETH_KNOB_BIT_NTB_RX_MAX,
 		.cap = USBETH_CAP_NTB, .check = ntb_rx_check,
-		.get = ncm_get, .set = ntb_rx_set,
+		.get = ncm_get, .set = ntb_rx_set, .wakes = ncm_ethtool,
 	}, {
 		.attr = USBETH_A_NTB_TX_MAX, .name = "ntb-tx-max",
 		.flag = USBETH_KNOB_BIT_NTB_TX_MAX,
 		.cap = USBETH_CAP_NTB, .check = ntb_tx_check,
 		.get = ncm_get, .set = ntb_tx_set, .same = tx_same,
+		.wakes = ncm_ethtool,
 	}, {
 		.attr = USBETH_A_TX_TIMER_USECS, .name = "tx-timer-usecs",
 		.flag = USBETH_KNOB_BIT_TX_TIMER_USECS,
 		.cap = USBETH_CAP_TX_TIMER, .check = timer_check,
-		.get = ncm_get, .set = timer_set,
+		.get = ncm_get, .set = timer_set, .wakes = ncm_ethtool,
 	},
 };

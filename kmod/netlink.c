@@ -111,13 +111,20 @@ static void usbeth_state_add(struct usbeth_state *st, int attr, u32 val)
  * lock held where its driver asked for one (7.3: at registration and at
  * the end of a netns move): ops_held then, and the driver's ops are called
  * without taking it again, which would wait for good on this very task.
+ *
+ * It reads; it does not wake dev (any user may dump every netdev of its
+ * netns): a device whose parent is runtime-suspended gets no value that
+ * only the driver's ethtool ops could give (usbeth_awake_get()); one whose
+ * parent is awake is kept awake while it is read.
  */
 int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 		   struct usbeth_state *st)
 {
 	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
 	struct usbeth_ident *id = &st->id;
+	struct device *held;
 	unsigned int i;
+	int awake, err = 0;
 	u32 val;
 
 	/* what may be read into st: one value a knob, and three more */
@@ -128,6 +135,7 @@ int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 	if (!full)
 		return 0;
 	st->full = true;
+	awake = usbeth_awake_get(dev, &held);
 	usbeth_driver_name(dev, st->drv, sizeof(st->drv), ops_held);
 
 	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
@@ -136,10 +144,12 @@ int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 		/* per queue: in bql-queues; coalesce: read once, below */
 		if (!(id->caps & k->cap) || k->per_queue || k->set_group)
 			continue;
+		if (awake < 0 && k->wakes && k->wakes(dev, k->attr))
+			continue;
 		if (!k->get(dev, k->attr, 0, &val))
 			usbeth_state_add(st, k->attr, val);
 	}
-	if (id->caps & USBETH_COAL_CAPS &&
+	if (id->caps & USBETH_COAL_CAPS && awake >= 0 &&
 	    !usbeth_coalesce_get_all(dev, coal, ops_held))
 		for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
 			if (id->caps & usbeth_coalesce_knobs[i].cap)
@@ -155,8 +165,9 @@ int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 			usbeth_state_add(st, USBETH_A_NTB_DEV_TX_MAX, val);
 	}
 	if (id->caps & USBETH_CAP_BQL)
-		return usbeth_bql_prepare(dev, st);
-	return 0;
+		err = usbeth_bql_prepare(dev, st);
+	usbeth_awake_put(held);
+	return err;
 }
 
 void usbeth_state_free(struct usbeth_state *st)

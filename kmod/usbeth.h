@@ -116,6 +116,12 @@ struct usbeth_knob {
 	 * value as get() reads it). NULL: when they are equal.
 	 */
 	bool (*same)(struct net_device *dev, u32 now, u32 val);
+	/*
+	 * Whether get() calls the driver's ethtool ops for dev, which wake a
+	 * runtime-suspended device (usbeth_ethtool_begin()): a GET leaves
+	 * such a value out then (usbeth_awake_get()). NULL: it does not.
+	 */
+	bool (*wakes)(struct net_device *dev, int attr);
 };
 
 /* device.c: classification */
@@ -186,6 +192,8 @@ u32 usbeth_coalesce_caps(struct net_device *dev);
 /* ops_held: the caller holds dev's instance lock (see usbeth_prepare()) */
 int usbeth_ethtool_begin(struct net_device *dev, bool ops_held);
 void usbeth_ethtool_complete(struct net_device *dev, bool ops_held);
+int usbeth_awake_get(struct net_device *dev, struct device **held);
+void usbeth_awake_put(struct device *held);
 int usbeth_coalesce_get_all(struct net_device *dev, u32 *vals, bool ops_held);
 int usbeth_coalesce_read(struct net_device *dev, struct ethtool_coalesce *ec,
 			 struct kernel_ethtool_coalesce *kec, bool ops_held);
