@@ -109,7 +109,8 @@ void usbeth_ethtool_complete(struct net_device *dev, bool ops_held)
  * no runtime PM to respect: no parent, runtime PM disabled, no CONFIG_PM),
  * the driver's ops are called as ethtool calls them; -EAGAIN: asleep
  * (runtime-suspended, or suspending, or resuming), and left so: the caller
- * calls no op that would wake it.
+ * calls no op that would wake it. Follows dev's parent: not for a gadget
+ * netdev (see is_usb_host_side()).
  */
 int usbeth_awake_get(struct net_device *dev, struct device **held)
 {

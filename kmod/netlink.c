@@ -135,7 +135,14 @@ int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 	if (!full)
 		return 0;
 	st->full = true;
-	awake = usbeth_awake_get(dev, &held);
+	/*
+	 * Not a gadget's parent: u_ether moves and a UDC removal frees it with
+	 * no lock held here (gadget_rec.c); u_ether has no op that wakes.
+	 */
+	held = NULL;
+	awake = 0;
+	if (id->role != USBETH_ROLE_USB_GADGET)
+		awake = usbeth_awake_get(dev, &held);
 	usbeth_driver_name(dev, st->drv, sizeof(st->drv), ops_held);
 
 	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
