@@ -5,38 +5,15 @@
  * restoring. The records it keeps are records.c's. See apply.h.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "apply.h"
 #include "netlink.h"
+#include "testhooks.h"
 
 #define BIT(k) (1U << (k))
-
-/*
- * The crash test's hook (usbethd(8), ENVIRONMENT): with
- * USBETHD_TEST_KILL_AT=before-first-set or after-first-set the process
- * kills itself with SIGKILL at that point of its first apply that changes
- * something, as an OOM kill or a crash would: what is on disk then is all
- * a restarted daemon has.
- */
-static void test_kill_at(const char *point)
-{
-	static const char *at;
-	static bool looked;
-
-	if (!looked) {
-		at = getenv("USBETHD_TEST_KILL_AT");
-		looked = true;
-	}
-	if (at && !strcmp(at, point)) {
-		ulog(LOG_P_WARNING, "USBETHD_TEST_KILL_AT=%s: killed", point);
-		kill(getpid(), SIGKILL);
-	}
-}
 
 /* usbeth_set(), timed. */
 static int timed_set(struct engine *e, const struct usbeth_set *s,
@@ -613,7 +590,7 @@ static void diff(struct engine *e, struct rec *r, const struct profile *p,
 				continue;
 			/* usbethd's change in force, and someone changed it
 			 * (the original back is a set that never happened:
-			 * a daemon killed before it, see test_kill_at())
+			 * a daemon killed before it, see testhooks.h)
 			 */
 			if ((r->orig_has & BIT(k)) && not_ours(r, c, k) &&
 			    (c->v[k] != r->orig[k] || (c->mixed & BIT(k)))) {

@@ -14,6 +14,7 @@
 #include <libmnl/libmnl.h>
 
 #include "daemon.h"
+#include "testhooks.h"
 
 /* Notes ifindex's name: NAME_NEW (not known before), NAME_RENAMED (known
  * by another name), NAME_SAME; -1 when there is no memory for it.
@@ -79,11 +80,10 @@ int resync(struct daemon *dm, const char *why)
 	int err;
 
 	err = usbeth_dump(dm->u, &devs, &n);
-	if (!err && test_dump_fail > 0) {
-		/* USBETHD_TEST_DUMP_FAIL (usbethd(8)): as a dump interrupted
+	if (!err && test_dump_fails()) {
+		/* USBETHD_TEST_DUMP_FAIL (testhooks.h): as a dump interrupted
 		 * again and again
 		 */
-		test_dump_fail--;
 		usbeth_devs_free(devs, n);
 		err = -EAGAIN;
 	}

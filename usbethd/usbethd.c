@@ -34,7 +34,6 @@ const char *available_dir;
 const char *runtime_dir = "/run/usbethd";
 bool restore_on_stop = true;
 int rcvbuf;
-long test_dump_fail;
 
 static void usage(FILE *f)
 {
@@ -292,9 +291,6 @@ int main(int argc, char **argv)
 	 * undone
 	 */
 	signal(SIGPIPE, SIG_IGN);
-	if (getenv("USBETHD_TEST_DUMP_FAIL"))
-		test_dump_fail = strtol(getenv("USBETHD_TEST_DUMP_FAIL"),
-					NULL, 10);
 	if (check)
 		return cmd_check();
 	if (explain)

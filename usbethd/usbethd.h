@@ -21,7 +21,6 @@ extern const char *available_dir;	/* profiles.available, or NULL */
 extern const char *runtime_dir;		/* locks and records (state.h) */
 extern bool restore_on_stop;		/* --on-stop restore|keep */
 extern int rcvbuf;		/* --rcvbuf: 0 keeps the kernel's default */
-extern long test_dump_fail;	/* USBETHD_TEST_DUMP_FAIL: see resync() */
 
 /* The profiles: PROFSET_STRICT for --check, PROFSET_SKIP_ODD on reload,
  * PROFSET_SKIP_BAD at start and for the one-shots. 0, or -1 (logged).
