@@ -53,6 +53,9 @@ cleanup() {
 }
 trap cleanup EXIT
 source "$(dirname "$0")/usbethd_lib.sh"
+# the crashes and failed dumps are usbethd-hooks's (USBETHD_TEST_*), every
+# restart after them the daemon tested, $D
+need_usbethd_hooks
 rm -rf "$W" && mkdir -p "$ADMIN" "$RUN" && chmod 0755 "$ADMIN"
 stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
 : > "$LOG"

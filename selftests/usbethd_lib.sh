@@ -65,13 +65,37 @@ storm_profiles() {
 		chmod 0755 "$BUILTIN" "$ADMIN" && chmod 0644 "$BUILTIN"/*.json "$ADMIN"/*.json
 }
 
+# USBETHD_HOOKS: the daemon built with the test hooks (usbethd/testhooks.h:
+# USBETHD_TEST_KILL_AT, USBETHD_TEST_DUMP_FAIL), which the shipped usbethd
+# does not read: usbethd/usbethd-hooks of a checkout, or in a kselftest
+# install a helper beside the tests (selftests/Makefile, USBETHD_HOOKS=)
+if [ -z "${USBETHD_HOOKS:-}" ]; then
+	if [ -n "${USBETH_TOP:-}" ]; then
+		USBETHD_HOOKS=$USBETH_TOP/usbethd/usbethd-hooks
+	else
+		USBETHD_HOOKS=$(ksft_helper usbethd-hooks)
+	fi
+fi
+# need_usbethd_hooks: a test that sets a USBETHD_TEST_* variable needs
+# USBETHD_HOOKS (the usbeth-tests package has none)
+need_usbethd_hooks() {
+	[ -x "$USBETHD_HOOKS" ] ||
+		env_missing "no usbethd-hooks, the daemon with the test hooks ($USBETHD_HOOKS: make in a checkout, or a kselftest install with USBETHD_HOOKS=)"
+}
+
 # daemon_start [OPTION...]: the daemon, its stderr on DFD (read by dexpect);
-# in netns $DNS when set
+# in netns $DNS when set. D, the daemon tested, unless a USBETHD_TEST_*
+# variable is set (USBETHD_TEST_KILL_AT=... daemon_start): that run is
+# USBETHD_HOOKS's, the only build that reads them.
 DNS=
 daemon_start() {
-	local pre=()
+	local pre=() d=$D v
 	[ -n "$DNS" ] && pre=(ip netns exec "$DNS")
-	exec {DFD}< <(exec "${pre[@]}" "$D" -d "$BUILTIN" -d "$ADMIN" --runtime-dir "$RUN" "$@" 2>&1)
+	for v in ${!USBETHD_TEST_@}; do
+		[ -n "${!v}" ] && d=$USBETHD_HOOKS
+	done
+	[ "$d" = "$D" ] || [ -x "$d" ] || bail "daemon_start: $v set, and no $d (need_usbethd_hooks)"
+	exec {DFD}< <(exec "${pre[@]}" "$d" -d "$BUILTIN" -d "$ADMIN" --runtime-dir "$RUN" "$@" 2>&1)
 	DPID=$!
 }
 # dmark: later dexpects look only at lines from here on.
