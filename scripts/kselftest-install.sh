@@ -23,7 +23,10 @@
 #     (Makefile, lib.mk, run_kselftest.sh, kselftest/ of linux-source-6.12,
 #     unpacked by setup.sh), with selftests/ as tools/testing/selftests/usbeth:
 #     the helpers built against the installed libusbeth (pkg-config), the
-#     test modules against KERNEL's headers (TEST_GEN_MODS_DIR).
+#     test modules against KERNEL's headers (TEST_GEN_MODS_DIR), and
+#     usbethd-hooks, the daemon with its test hooks, built in the copy of
+#     the tree like the installed daemon (LINK=shared) and installed beside
+#     the tests only (USBETHD_HOOKS=): never in STAGE/usr's sbin.
 #
 # KERNEL must be one built with this machine's compiler (no build root:
 # 6.1), since the kselftest build compiles the test modules here.
@@ -60,6 +63,8 @@ make -s -C "$stage/src" install DESTDIR="$root" PREFIX=/usr \
 	LIBDIR="/usr/lib/$multiarch" UNITDIR=/usr/lib/systemd/system \
 	UDEVDIR=/usr/lib/udev/rules.d MODLOADDIR=/usr/lib/modules-load.d SYSCONFDIR=/etc \
 	> "$stage/install.log" 2>&1 || { tail -n 20 "$stage/install.log" >&2; die "make install failed"; }
+make -s -C "$stage/src/usbethd" LINK=shared usbethd-hooks >> "$stage/install.log" 2>&1 ||
+	{ tail -n 20 "$stage/install.log" >&2; die "usbethd-hooks did not build"; }
 
 # 2. the module, as DKMS installs it, among the stock ones
 say "the module for $KABI in /usr/lib/modules/$KABI/updates/dkms"
@@ -86,7 +91,8 @@ cp -r "$stage/src/selftests" "$kt/tools/testing/selftests/usbeth"
 inst=$root/usr/lib/usbeth/kselftest
 PKG_CONFIG_PATH=$root/usr/lib/$multiarch/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root \
 	make -C "$kt/tools/testing/selftests" TARGETS=usbeth INSTALL_PATH="$inst" \
-	KDIR="$KDIR" install > "$stage/kselftest.log" 2>&1 ||
+	KDIR="$KDIR" USBETHD_HOOKS="$stage/src/usbethd/usbethd-hooks" install > "$stage/kselftest.log" 2>&1 ||
 	{ tail -n 30 "$stage/kselftest.log" >&2; die "the kselftest install failed (log: $stage/kselftest.log)"; }
 [ -s "$inst/kselftest-list.txt" ] || die "no kselftest-list.txt in $inst"
+[ -x "$inst/usbeth/usbethd-hooks" ] || die "no usbethd-hooks in $inst/usbeth"
 say "$(wc -l < "$inst/kselftest-list.txt") tests in $inst/kselftest-list.txt"
