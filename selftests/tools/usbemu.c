@@ -155,6 +155,7 @@ static struct {
 	int64_t late_ns;
 	/* counters */
 	uint64_t urbs_out, urbs_in, urbs_ctrl, unlinks, stalls, held_max;
+	uint64_t notifs_speed, notifs_conn;	/* interrupt notifications sent */
 	uint64_t ntbs_out, ntbs_in, pads, bad_ntbs, tap_errs, ready_drops;
 	int64_t t0;
 } E;
@@ -907,10 +908,12 @@ static void notify(void)
 		put32le(b + 8, bps);
 		put32le(b + 12, ubps);
 		E.notify_speed = false;
+		E.notifs_speed++;
 	} else if (E.notify_conn) {
 		b[1] = 0x00;	/* NETWORK_CONNECTION */
 		put16le(b + 2, E.link_up);
 		E.notify_conn = false;
+		E.notifs_conn++;
 	} else {
 		return;
 	}
@@ -1209,14 +1212,18 @@ static int stats(char *b, size_t n)
 		"urbs-out=%" PRIu64 " urbs-in=%" PRIu64 " urbs-ctrl=%" PRIu64 " in-pending=%u "
 		"unlinks=%" PRIu64 " stalls=%" PRIu64 " ntbs-out=%" PRIu64 " ntbs-in=%" PRIu64 " "
 		"bad-ntbs=%" PRIu64 " pads=%" PRIu64 " tap-errors=%" PRIu64 " "
-		"up-idle-us=%" PRId64 " down-idle-us=%" PRId64 " late-us=%" PRId64 " link=%s\n",
+		"up-idle-us=%" PRId64 " down-idle-us=%" PRId64 " late-us=%" PRId64 " link=%s "
+		"int-pending=%u notifs-speed=%" PRIu64 " notifs-conn=%" PRIu64 " "
+		"notify-pending=%s config=%u data-alt=%u\n",
 		E.pname, speed_name[E.speed], E.port, E.tap_name, E.mode == M_NAK ? "nak" : "bloat",
 		E.up.rate, E.dn.rate, E.delay_ns / 1000, E.up.buf, E.dn.buf, E.svc_ns / 1000, E.ntb_in,
 		E.up.frames, E.up.bytes, E.up.drops, E.up.queue.bytes, E.up.buf_max, E.held.n, E.held_max,
 		E.dn.frames, E.dn.bytes, E.dn.drops, E.dn.buf_max, E.ready.n, E.ready_drops,
 		E.urbs_out, E.urbs_in, E.urbs_ctrl, E.in_q.n, E.unlinks, E.stalls, E.ntbs_out, E.ntbs_in,
 		E.bad_ntbs, E.pads, E.tap_errs, idle_us(&E.up), idle_us(&E.dn), E.late_ns / 1000,
-		E.link_up ? "up" : "down");
+		E.link_up ? "up" : "down", E.int_q.n, E.notifs_speed, E.notifs_conn,
+		E.notify_speed ? "speed" : E.notify_conn ? "connection" : "none",
+		E.config, E.alt[1]);
 }
 
 static void ctl_in(void)
