@@ -301,6 +301,18 @@ static size_t usbeth_msg_size(const struct net_device *dev)
 	return NLMSG_GOODSIZE + usbeth_bql_size(dev->num_tx_queues);
 }
 
+/*
+ * A notification that could not be built (no memory for the device's state
+ * or the message) is reported to the monitor group as lost: each listener's
+ * next read fails with ENOBUFS, as an overflow of its socket would, and it
+ * reads the devices back instead of never hearing of the change. rtnetlink
+ * does the same with a link message it cannot build (rtnl_set_sk_err()).
+ */
+static void usbeth_notify_lost(struct net *net)
+{
+	genl_set_err(&usbeth_family, net, 0, 0, -ENOBUFS);
+}
+
 /* NEW and DEL notifications, from the netdev notifier (under rtnl). */
 void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 {
@@ -314,8 +326,10 @@ void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 			     cmd == USBETH_CMD_NEW_NTF, &st);
 	skb = err ? NULL : usbeth_msg(&st, dev->name, 0, 0, cmd, 0);
 	usbeth_state_free(&st);
-	if (IS_ERR_OR_NULL(skb))
+	if (IS_ERR_OR_NULL(skb)) {
+		usbeth_notify_lost(dev_net(dev));
 		return;
+	}
 	genlmsg_multicast_netns(&usbeth_family, dev_net(dev), skb, 0, 0,
 				GFP_KERNEL);
 }
@@ -655,8 +669,10 @@ static noinline void usbeth_notify_change(struct net_device *dev,
 	      usbeth_msg(&st, name, info->snd_portid, info->snd_seq,
 			 USBETH_CMD_CHANGE_NTF, left);
 	usbeth_state_free(&st);
-	if (IS_ERR(msg))
+	if (IS_ERR(msg)) {
+		usbeth_notify_lost(genl_info_net(info));
 		return;
+	}
 	if (left && !(info->nlhdr->nlmsg_flags & NLM_F_ECHO))
 		req_msg = skb_clone(msg, GFP_KERNEL);
 	genl_notify(&usbeth_family, msg, info, 0, GFP_KERNEL);
