@@ -173,16 +173,20 @@ int usbeth_coalesce_read(struct net_device *dev, struct ethtool_coalesce *ec,
  * (the driver validates the whole new setting, never an intermediate one),
  * one notification, told to listeners under the ops lock as ethtool does.
  * When the edit leaves the setting as the driver holds it, the driver is
- * not called and nothing is told (ethnl's "mod"): a SET of the values a
- * device has, or a put-back of values the driver kept, sends nothing.
+ * not called and nothing is told (ethnl's "mod"). after: NULL, or where the
+ * newer fields are read back once the driver took the change, inside the
+ * same begin and complete (what it holds then, which it may have rounded).
+ * Under rtnl, as ethtool's set path.
  */
 int usbeth_coalesce_update(struct net_device *dev, usbeth_coalesce_edit_t edit,
-			   const void *arg, struct netlink_ext_ack *extack)
+			   const void *arg, struct netlink_ext_ack *extack,
+			   struct kernel_ethtool_coalesce *after)
 {
 	struct kernel_ethtool_coalesce kec, old_kec;
 	struct ethtool_coalesce ec, old_ec;
 	int err;
 
+	ASSERT_RTNL();
 	err = usbeth_ethtool_begin(dev, false);
 	if (err)
 		return err;
@@ -195,11 +199,20 @@ int usbeth_coalesce_update(struct net_device *dev, usbeth_coalesce_edit_t edit,
 	edit(&ec, &kec, arg);
 	/* as ethnl: a setting the driver holds already is neither set nor told */
 	if (!memcmp(&ec, &old_ec, sizeof(ec)) &&
-	    !memcmp(&kec, &old_kec, sizeof(kec)))
+	    !memcmp(&kec, &old_kec, sizeof(kec))) {
+		if (after)
+			*after = old_kec;
 		goto out;
+	}
 	err = dev->ethtool_ops->set_coalesce(dev, &ec, &kec, extack);
-	if (!err)
-		usbeth_ethtool_notify(dev, ETHTOOL_MSG_COALESCE_NTF);
+	if (err)
+		goto out;
+	usbeth_ethtool_notify(dev, ETHTOOL_MSG_COALESCE_NTF);
+	if (after) {
+		err = coal_read(dev, &ec, &kec);
+		if (!err)
+			*after = kec;
+	}
 out:
 	usbeth_ethtool_complete(dev, false);
 	return err;
@@ -280,7 +293,7 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 	int err;
 
 	err = usbeth_coalesce_update(req->dev, coal_group_edit, &g,
-				     req->extack);
+				     req->extack, NULL);
 	if (!err)
 		return 0;
 

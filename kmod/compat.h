@@ -15,6 +15,8 @@
 #include <linux/version.h>
 #include <linux/netlink.h>
 #include <linux/netdevice.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/rtnetlink.h>
 
 /*
  * The floor: 6.1, the oldest kernel this module is built and tested on
@@ -100,7 +102,13 @@
 #include <net/netdev_lock.h>
 #define usbeth_lock_ops(dev)	netdev_lock_ops(dev)
 #define usbeth_unlock_ops(dev)	netdev_unlock_ops(dev)
+#define usbeth_need_ops_lock(dev)	netdev_need_ops_lock(dev)
 #else
+static inline bool usbeth_need_ops_lock(const struct net_device *dev)
+{
+	return false;
+}
+
 static inline void usbeth_lock_ops(struct net_device *dev)
 {
 }
@@ -123,13 +131,21 @@ static inline void usbeth_unlock_ops(struct net_device *dev)
 #endif
 
 /*
- * ethtool_notify() lost its unused data argument in 6.17.
+ * ethtool_notify() wants rtnl, as ethtool's own set paths hold it (6.1
+ * asserts it; 7.3 asserts the instance lock instead for ops-locked devices,
+ * which usbeth_ethtool_begin() takes inside rtnl). It lost its unused data
+ * argument in 6.17.
  */
+static inline void usbeth_ethtool_notify(struct net_device *dev,
+					 unsigned int cmd)
+{
+	ASSERT_RTNL();
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
-#define usbeth_ethtool_notify(dev, cmd)	ethtool_notify(dev, cmd)
+	ethtool_notify(dev, cmd);
 #else
-#define usbeth_ethtool_notify(dev, cmd)	ethtool_notify(dev, cmd, NULL)
+	ethtool_notify(dev, cmd, NULL);
 #endif
+}
 
 /*
  * hrtimer: the TX coalescing timer usbeth tunes is cdc_ncm's own

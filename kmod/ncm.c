@@ -171,15 +171,18 @@ static void ncm_coal_edit(struct ethtool_coalesce *ec,
 }
 
 /*
- * Reads (val) or writes (set: req) knob attr through the driver's ethtool
- * operations, as ethtool's own requests call them: tx_max and the timer
- * through coalesce.c's read and change of the whole coalesce setting,
- * rx_max through ringparam, between usbeth_ethtool_begin() and
- * _complete(), the whole setting read, the one field changed, and
- * ethtool's listeners told. cdc_ncm's netdevs are not ops-locked (usbnet
- * asks for no instance lock), so taking it here never waits on the
- * NETDEV_REGISTER notifier's. Under rtnl (usbeth_ncm_ethtool()), as
- * ethtool core calls them.
+ * Reads knob attr through the driver's ethtool operations into *val, or,
+ * with req, writes *val and reads back into *val what the driver holds
+ * then, as ethtool's own requests call them: tx_max and the timer through
+ * coalesce.c's read and change of the whole coalesce setting, rx_max
+ * through ringparam, each inside one usbeth_ethtool_begin() and
+ * _complete(): the whole setting read, the one field changed (unless the
+ * driver holds it already), ethtool's listeners told, the result read.
+ * cdc_ncm's netdevs are not ops-locked (usbnet asks for no instance lock),
+ * so no caller holds that lock, not even the NETDEV_REGISTER notifier, and
+ * taking it here cannot deadlock; a device that needs it is refused rather
+ * than risk that. Writes under rtnl (usbeth_ncm_ethtool()), as ethtool
+ * core makes them.
  */
 static int ncm_ethtool_rw(struct net_device *dev, int attr, u32 *val,
 			  const struct usbeth_req *req)
@@ -191,30 +194,39 @@ static int ncm_ethtool_rw(struct net_device *dev, int attr, u32 *val,
 	struct ethtool_coalesce ec;
 	int err;
 
+	if (WARN_ON_ONCE(usbeth_need_ops_lock(dev)))
+		return -EOPNOTSUPP;
 	if (attr != USBETH_A_NTB_RX_MAX) {
 		const struct ncm_coal_set c = { .attr = attr, .val = *val };
 
 		if (req)
-			return usbeth_coalesce_update(dev, ncm_coal_edit, &c,
-						      req->extack);
-		err = usbeth_coalesce_read(dev, &ec, &kec, false);
+			err = usbeth_coalesce_update(dev, ncm_coal_edit, &c,
+						     req->extack, &kec);
+		else
+			err = usbeth_coalesce_read(dev, &ec, &kec, false);
 		if (!err)
 			*val = *ncm_coal_field(&kec, attr);
 		return err;
 	}
 
+	if (req)
+		ASSERT_RTNL();
 	err = usbeth_ethtool_begin(dev, false);
 	if (err)
 		return err;
 	ops->get_ringparam(dev, &ring, &kring, NULL);
-	if (!req) {
-		*val = kring.rx_buf_len;
-	} else {
+	if (req && kring.rx_buf_len != *val) {
 		kring.rx_buf_len = *val;
 		err = ops->set_ringparam(dev, &ring, &kring, req->extack);
-		if (!err)
+		if (!err) {
 			usbeth_ethtool_notify(dev, ETHTOOL_MSG_RINGS_NTF);
+			memset(&ring, 0, sizeof(ring));
+			memset(&kring, 0, sizeof(kring));
+			ops->get_ringparam(dev, &ring, &kring, NULL);
+		}
 	}
+	if (!err)
+		*val = kring.rx_buf_len;
 	usbeth_ethtool_complete(dev, false);
 	return err;
 }
@@ -239,11 +251,36 @@ static int ncm_knob_read(struct net_device *dev, int attr, u32 *val)
 	return usbeth_ncm_read(dev, ncm_file(attr), val);
 }
 
-static int ncm_knob_write(const struct usbeth_req *req, int attr, u32 val)
+/*
+ * Writes knob attr through the driver's interface and reads back into *now
+ * what the driver holds then (through ethtool, inside the same begin and
+ * complete).
+ */
+static int ncm_knob_write(const struct usbeth_req *req, int attr, u32 val,
+			  u32 *now)
 {
-	if (ncm_ethtool(req->dev, attr))
-		return ncm_ethtool_rw(req->dev, attr, &val, req);
-	return ncm_write(req->dev, ncm_file(attr), val);
+	int err;
+
+	if (ncm_ethtool(req->dev, attr)) {
+		*now = val;
+		return ncm_ethtool_rw(req->dev, attr, now, req);
+	}
+	err = ncm_write(req->dev, ncm_file(attr), val);
+	return err ?: usbeth_ncm_read(req->dev, ncm_file(attr), now);
+}
+
+/*
+ * Whether the driver said why it refused a value (cdc_ncm's ethtool
+ * operations do, with the range it accepts): its words stand, pointed at
+ * the request's attribute; the sysfs stores give no reason.
+ */
+static bool ncm_driver_said(const struct usbeth_req *req,
+			    const struct nlattr *attr)
+{
+	if (!req->extack || !req->extack->_msg)
+		return false;
+	NL_SET_BAD_ATTR(req->extack, attr);
+	return true;
 }
 
 /*
@@ -434,14 +471,13 @@ static int ntb_set(const struct usbeth_req *req, const struct nlattr *attr,
 	int err;
 
 	err = ncm_knob_write(req, knob_attr,
-			     rx ? val : tx_unpad(req->dev, val));
-	if (!err)
-		err = ncm_knob_read(req->dev, knob_attr, &now);
+			     rx ? val : tx_unpad(req->dev, val), &now);
 	if (err) {
-		usbeth_extack_msg(req->extack, attr,
-				  "the driver refused the NTB size",
-				  "%s %u: %s refused it (%d)", knob, val,
-				  req->name, err);
+		if (!ncm_driver_said(req, attr))
+			usbeth_extack_msg(req->extack, attr,
+					  "the driver refused the NTB size",
+					  "%s %u: %s refused it (%d)", knob,
+					  val, req->name, err);
 		return err;
 	}
 	/* rx_max only changes when the device accepted SET_NTB_INPUT_SIZE */
@@ -487,9 +523,10 @@ static int timer_check(const struct usbeth_req *req,
 static int timer_set(const struct usbeth_req *req, int attr,
 		     unsigned int queue, u32 val, const struct nlattr *nla)
 {
-	int err = ncm_knob_write(req, attr, val);
+	u32 now;
+	int err = ncm_knob_write(req, attr, val, &now);
 
-	if (err)
+	if (err && !ncm_driver_said(req, nla))
 		usbeth_extack_msg(req->extack, nla,
 				  "tx-timer-usecs: the driver refused it",
 				  "tx-timer-usecs %u: %s refused it (%d)", val,

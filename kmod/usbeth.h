@@ -201,7 +201,8 @@ typedef void (*usbeth_coalesce_edit_t)(struct ethtool_coalesce *ec,
 				       struct kernel_ethtool_coalesce *kec,
 				       const void *arg);
 int usbeth_coalesce_update(struct net_device *dev, usbeth_coalesce_edit_t edit,
-			   const void *arg, struct netlink_ext_ack *extack);
+			   const void *arg, struct netlink_ext_ack *extack,
+			   struct kernel_ethtool_coalesce *after);
 #define USBETH_COAL_CAPS (USBETH_CAP_COAL_TX_USECS | USBETH_CAP_COAL_TX_FRAMES | \
 			  USBETH_CAP_COAL_RX_USECS | USBETH_CAP_COAL_RX_FRAMES)
 extern const struct usbeth_knob usbeth_coalesce_knobs[4];
