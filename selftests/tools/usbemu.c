@@ -23,7 +23,7 @@
  * drops (bloat). The dock model adds a service time per bulk transfer.
  *
  * Runtime control: a datagram socket (--ctl PATH) takes "set KEY=VALUE..."
- * (rates, delay, buffers, mode), "link up|down" (CDC connection
+ * (rates, delay, buffers, mode, ntb-input), "link up|down" (CDC connection
  * notification), "reset" (the counters) and "stats", answered with KEY=VALUE counters;
  * `usbemu ctl PATH COMMAND...` is its client. SIGTERM unplugs the device
  * (the socket closes, vhci_hcd disconnects it) and exits.
@@ -132,6 +132,8 @@ static struct {
 	int64_t delay_ns;
 	int64_t svc_ns;		/* per bulk transfer, each direction */
 	uint32_t ntb_in_max, ntb_out_max, ntb_in;
+	bool refuse_ntb_in;	/* ntb-input=refuse: stall every SET_NTB_INPUT_SIZE */
+	uint64_t ntb_in_refused;
 	int sock, tap, ctl;
 	char tap_name[IFNAMSIZ];
 	const char *ctl_path;
@@ -620,8 +622,11 @@ static int control(const uint8_t *setup, const uint8_t *odata, uint32_t olen, ui
 			put32le(out, E.ntb_in);
 			return 4;
 		case 0x86:	/* SET_NTB_INPUT_SIZE */
-			if (olen < 4 || get32le(odata) < 2048 || get32le(odata) > E.ntb_in_max)
+			if (E.refuse_ntb_in || olen < 4 || get32le(odata) < 2048 ||
+			    get32le(odata) > E.ntb_in_max) {
+				E.ntb_in_refused++;
 				return -1;
+			}
 			E.ntb_in = get32le(odata);
 			return 0;
 		case 0x87:	/* GET_MAX_DATAGRAM_SIZE */
@@ -1161,6 +1166,15 @@ static bool setting(const char *kv, char *err, size_t errlen)
 			goto bad;
 		return true;
 	}
+	if (!strcmp(key, "ntb-input")) {
+		if (!strcmp(eq + 1, "refuse"))
+			E.refuse_ntb_in = true;
+		else if (!strcmp(eq + 1, "accept"))
+			E.refuse_ntb_in = false;
+		else
+			goto bad;
+		return true;
+	}
 	if (!parse_u64(eq + 1, &v))
 		goto bad;
 	if (!strcmp(key, "rate-up"))
@@ -1214,7 +1228,7 @@ static int stats(char *b, size_t n)
 		"bad-ntbs=%" PRIu64 " pads=%" PRIu64 " tap-errors=%" PRIu64 " "
 		"up-idle-us=%" PRId64 " down-idle-us=%" PRId64 " late-us=%" PRId64 " link=%s "
 		"int-pending=%u notifs-speed=%" PRIu64 " notifs-conn=%" PRIu64 " "
-		"notify-pending=%s config=%u data-alt=%u\n",
+		"notify-pending=%s config=%u data-alt=%u ntb-input=%s ntb-in-refused=%" PRIu64 "\n",
 		E.pname, speed_name[E.speed], E.port, E.tap_name, E.mode == M_NAK ? "nak" : "bloat",
 		E.up.rate, E.dn.rate, E.delay_ns / 1000, E.up.buf, E.dn.buf, E.svc_ns / 1000, E.ntb_in,
 		E.up.frames, E.up.bytes, E.up.drops, E.up.queue.bytes, E.up.buf_max, E.held.n, E.held_max,
@@ -1223,7 +1237,7 @@ static int stats(char *b, size_t n)
 		E.bad_ntbs, E.pads, E.tap_errs, idle_us(&E.up), idle_us(&E.dn), E.late_ns / 1000,
 		E.link_up ? "up" : "down", E.int_q.n, E.notifs_speed, E.notifs_conn,
 		E.notify_speed ? "speed" : E.notify_conn ? "connection" : "none",
-		E.config, E.alt[1]);
+		E.config, E.alt[1], E.refuse_ntb_in ? "refuse" : "accept", E.ntb_in_refused);
 }
 
 static void ctl_in(void)

@@ -248,6 +248,16 @@ def test_ncm(pers, ntb_max, vid_pid):
        d.control(0x21, 0x86, 0, 0, data=struct.pack("<I", ntb_max + 4))[0] == -32 and
        d.control(0x21, 0x86, 0, 0, data=struct.pack("<I", 8192))[0] == 0 and
        d.control(0xA1, 0x85, 0, 0, 4)[1] == struct.pack("<I", 8192))
+    # ntb-input=refuse: a SET_NTB_INPUT_SIZE within bounds stalls, is
+    # counted, and the size stays
+    r0 = int(d.stats()["ntb-in-refused"])
+    ok(f"{pers}_ntb_input_refused",
+       d.ctlcmd("set", "ntb-input=refuse") == "ok" and
+       d.control(0x21, 0x86, 0, 0, data=struct.pack("<I", 4096))[0] == -32 and
+       d.control(0xA1, 0x85, 0, 0, 4)[1] == struct.pack("<I", 8192) and
+       int(d.stats()["ntb-in-refused"]) == r0 + 1 and
+       d.ctlcmd("set", "ntb-input=accept") == "ok" and
+       d.stats()["ntb-input"] == "accept")
     d.control(0x01, 11, 0, 1)
     d.control(0x01, 11, 1, 1)
     # SET_INTERFACE resets the input size to the device's
@@ -379,7 +389,7 @@ def test_garbage():
     ok("garbage_stream_refused", rc == 1 and "unknown USB/IP command 9" in err, f"{rc} {err[-300:]}")
 
 
-PLAN = 41
+PLAN = 43
 
 
 def main():
