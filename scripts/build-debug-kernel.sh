@@ -19,6 +19,10 @@
 #   kcsan        scripts/kcsan-kernel.config: the data-race detector,
 #                which excludes KASAN, so a configuration of its own
 #   kcsan-fixed  kcsan on the patched source
+#   control      nothing added and no patch: fixed's source, configuration
+#                and compiler without upstream/'s series, the kernel that
+#                7.3-fixed is compared with (Debian's binary image differs
+#                in its configuration and build)
 #
 #   build-debug-kernel.sh [-f] [FLAVOUR]   -f: rebuild even when cached;
 #                                          FLAVOUR: debug (default)
@@ -46,10 +50,10 @@ frags=("$top/scripts/kernel-base.config")
 patches=()
 case $flavour in
 debug) frags+=("$top/scripts/debug-kernel.config") ;;
-fixed) ;;
+fixed | control) ;;
 debug-fixed) frags+=("$top/scripts/debug-kernel.config") ;;
 kcsan | kcsan-fixed) frags+=("$top/scripts/kcsan-kernel.config") ;;
-*) echo "usage: build-debug-kernel.sh [-f] [debug|fixed|debug-fixed|kcsan|kcsan-fixed]" >&2; exit 2 ;;
+*) echo "usage: build-debug-kernel.sh [-f] [debug|fixed|debug-fixed|kcsan|kcsan-fixed|control]" >&2; exit 2 ;;
 esac
 case $flavour in
 *fixed)

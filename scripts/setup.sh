@@ -234,7 +234,7 @@ prepare_kernel() { # prepare_kernel RELEASE FLAVOUR
 # every line checked against what KERNELS names.
 while read -r rel fl def; do
 	[ -n "${KERNELS:-}" ] || [ "$def" = yes ] || continue
-	case $fl in debug | fixed | debug-fixed) continue ;; esac	# built by build-debug-kernel.sh
+	case $fl in debug | fixed | debug-fixed | kcsan | kcsan-fixed | control) continue ;; esac	# built by build-debug-kernel.sh
 	prepare_kernel "$rel" "$fl"
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/scripts/kernels.conf")
 labels=$("$top/scripts/kernel-env.sh" --list) ||
