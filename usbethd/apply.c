@@ -672,6 +672,7 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 	/* resolve, read, diff */
 	profile_resolve(p, d, &w);
 	read_cur(e, d, w.has | r->orig_has, &c);
+	e->read_done = now_us();
 	diff(e, r, p, &w, &c, &st);
 
 	if (e->dry_run) {
@@ -754,6 +755,7 @@ int engine_apply(struct engine *e, const struct usbeth_dev *d)
 			st.has &= ~sets;
 			newly = 0;
 		}
+		e->recorded = now_us();
 	}
 
 	if (st.has) {

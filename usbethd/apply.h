@@ -33,6 +33,10 @@ struct engine {
 	unsigned long changes;		/* knobs changed */
 	uint64_t set_us;		/* time spent in usbeth sets */
 	uint64_t set_first;		/* when one began (0: not yet), us */
+	uint64_t read_done;		/* the last apply's current values
+					 * read (rtnetlink, ethtool), us */
+	uint64_t recorded;		/* its originals written ahead (0:
+					 * none to write), us */
 };
 
 void engine_init(struct engine *e, struct usbeth *u, const struct profset *s);

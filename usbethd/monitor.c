@@ -18,7 +18,7 @@ static int mon_cb(void *arg, int cmd, const struct usbeth_dev *dev)
 	case USBETH_CMD_NEW_NTF: {
 		uint64_t t0 = now_us(), set0 = dm->e.set_us, t1;
 
-		dm->e.set_first = 0;
+		dm->e.set_first = dm->e.read_done = dm->e.recorded = 0;
 		/* a record for it may be there already: loaded from disk,
 		 * what --apply recorded before we started
 		 */
@@ -26,14 +26,21 @@ static int mon_cb(void *arg, int cmd, const struct usbeth_dev *dev)
 		t1 = now_us();
 		/* where the time went (usbethd_bench.sh reads it); logged
 		 * after the work, not to delay it. Times in us: poll()
-		 * returned, the NEW parsed, the first usbeth set began (or
-		 * none), its work done; time in usbeth sets.
+		 * returned; from then, the NEW parsed; from then, the
+		 * current values read (rtnetlink, ethtool), the originals
+		 * written ahead, the first usbeth set begun (0: none of
+		 * these), its work done; the time in usbeth sets.
 		 */
 		ulog(LOG_P_DEBUG, "%s: new (ifindex %u): timing: woken %llu, "
-		     "parsed +%llu, set +%llu, done +%llu, in sets %llu",
+		     "parsed +%llu, read +%llu, recorded +%llu, set +%llu, "
+		     "done +%llu, in sets %llu",
 		     dev->ifname, dev->ifindex,
 		     (unsigned long long)dm->woken,
 		     (unsigned long long)(t0 - dm->woken),
+		     (unsigned long long)(dm->e.read_done ?
+					  dm->e.read_done - t0 : 0),
+		     (unsigned long long)(dm->e.recorded ?
+					  dm->e.recorded - t0 : 0),
 		     (unsigned long long)(dm->e.set_first ?
 					  dm->e.set_first - t0 : 0),
 		     (unsigned long long)(t1 - t0),

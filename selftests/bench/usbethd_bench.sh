@@ -8,7 +8,13 @@
 #      building the CHANGE that the daemon's SET causes (kprobes on the
 #      module, CLOCK_MONOTONIC), with no other listener running, and split
 #      by the daemon's own timing lines (-v) into: NEW sent -> daemon
-#      running, its work up to the SET, the SET;
+#      running, its work up to the SET (the NEW parsed, the current values
+#      read, the originals written ahead), the SET; before it, the plug
+#      (the UDC bound, a trace marker) to the NEW: the host driver's bind
+#      and the netdev's registration. Then the same plugs again with a
+#      CPU hog per vCPU running beside the daemon (USBETHD_BENCH_HOGS),
+#      each stage's p50 and p99 against the quiet round's, and the
+#      daemon's share (its work) beside the kernel's (bind, SET);
 #   2. with the same clock: the floor of any handler (a listener that only
 #      reads the NEW), the floor of any usbeth client (one SET per NEW,
 #      nothing else), and the udev-style baseline (a shell spawned per event
@@ -29,9 +35,11 @@ W=/tmp/usbethd-bench
 BUILTIN=$W/builtin
 T=/sys/kernel/tracing
 DPID='' DFD='' PFD='' ppid=''
+hog_pids=()
 
 [ -x "$D" ] && [ -x "$LAT" ] || ktap_skip_all "usbethd or usbethd-lat not built (make -C usbethd)"
 cleanup() {
+	[ ${#hog_pids[@]} -gt 0 ] && kill "${hog_pids[@]}" 2>/dev/null
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
 	[ -n "$ppid" ] && kill "$ppid" 2>/dev/null
 	wait 2>/dev/null
@@ -45,7 +53,7 @@ cleanup() {
 trap cleanup EXIT
 rm -rf "$W" && mkdir -p "$W/run"
 stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
-ktap_plan 6
+ktap_plan 7
 
 # --- the kernel's clock (usbeth_kprobes.sh): the module's NEW of a netdev
 # and the fill of its CHANGE
@@ -54,7 +62,12 @@ usbeth_kprobes usbeth_bench 'cmd == 3'
 # netdev's address)
 trace_end() {
 	echo 0 > "$T/tracing_on"
-	awk 'match($0, / [0-9]+\.[0-9]+: usbeth_(ntf|applied):/) {
+	awk 'match($0, / [0-9]+\.[0-9]+: tracing_mark_write: usbeth_plug/) {
+		t = substr($0, RSTART + 1, RLENGTH - 1); sub(/:.*/, "", t)
+		printf "plug - %.0f\n", t * 1000000
+		next
+	}
+	match($0, / [0-9]+\.[0-9]+: usbeth_(ntf|applied):/) {
 		t = substr($0, RSTART + 1, RLENGTH - 1); sub(/:.*/, "", t)
 		ev = ($0 ~ /: usbeth_ntf:/) ? "new" : "applied"
 		if (!match($0, /dev=0x[0-9a-f]+/)) next
@@ -80,6 +93,7 @@ plugs() {
 	: > "$W/$1.u"
 	trace_begin
 	for ((i = 1; i <= N; i++)); do
+		echo "usbeth_plug $i" > "$T/trace_marker"
 		echo "$NCM_UDC" > "$NCM_GADGET/UDC" || return 1
 		while :; do
 			read -r -t 60 -u "$2" line || { ktap_info "plug $i: the handler said nothing"; return 1; }
@@ -98,10 +112,14 @@ plugs() {
 	trace_end "$1"
 }
 
-# to_applied NAME: per NEW, the time to the CHANGE of the same netdev
+# to_applied NAME: per NEW, the time to the CHANGE of the same netdev;
+# and in NAME.bind, per such NEW, the time from the plug before it
 to_applied() {
-	awk '$1 == "new" { t0[$2] = $3 }
-	     $1 == "applied" && ($2 in t0) { print $3 - t0[$2]; delete t0[$2] }' \
+	awk -v bind="$W/$1.bind" '$1 == "plug" { tp = $3 }
+	     $1 == "new" { t0[$2] = $3; p0[$2] = tp }
+	     $1 == "applied" && ($2 in t0) {
+		print $3 - t0[$2]; if (p0[$2]) print t0[$2] - p0[$2] > bind
+		delete t0[$2] }' \
 		"$W/$1.k" > "$W/$1.lat"
 }
 # to_user NAME: per NEW, the time to the handler's line (its third field)
@@ -125,22 +143,65 @@ exec {DFD}< <(exec "$D" -v -d "$BUILTIN" --runtime-dir "$W/run" 2>&1)
 DPID=$!
 while read -r -t 30 -u "$DFD" line; do [[ $line == ready:* ]] && break; done
 rss_start=$(status "$DPID" VmRSS)
+p2() { echo "p50 $(pct "$1" 50) us, p99 $(pct "$1" 99) us"; }
+# stages NAME: the stages of NAME's plugs, in NAME.{bind,wake,work,read,rec,set}
+# (the kernel's NEW paired with the daemon's timing line of the same plug),
+# each summed up
+stages() {
+	local f
+	# its own timing lines: poll() returned (CLOCK_MONOTONIC), NEW parsed
+	# +, then from there: values read +, originals recorded +, first SET
+	# sent +, done +; in sets
+	sed -n 's/.*timing: woken \([0-9]*\), parsed +\([0-9]*\), read +\([0-9]*\), recorded +\([0-9]*\), set +\([0-9]*\), done +[0-9]*, in sets \([0-9]*\)$/\1 \2 \3 \4 \5 \6/p' \
+		"$W/$1.u" > "$W/$1.timing"
+	awk '$1 == "new" { print $3 }' "$W/$1.k" | paste -d' ' - "$W/$1.timing" |
+		awk -v w="$W/$1" 'NF == 7 && $6 > 0 {
+			print $2 - $1 > (w ".wake"); print $3 + $6 > (w ".work")
+			print $4 > (w ".read"); print $5 - $4 > (w ".rec")
+			print $7 > (w ".set") }'
+	for f in bind wake work read rec set; do [ -s "$W/$1.$f" ] || return 1; done
+	ktap_info "  plug to NEW sent (the kernel: bind, register): $(p2 "$W/$1.bind")"
+	ktap_info "  NEW sent to usbethd running: $(p2 "$W/$1.wake")"
+	ktap_info "  its work, NEW read to SET sent: $(p2 "$W/$1.work")"
+	ktap_info "    of which the current values read: $(p2 "$W/$1.read"), the originals written ahead: $(p2 "$W/$1.rec")"
+	ktap_info "  the SET (kernel round trip): $(p2 "$W/$1.set")"
+}
 if plugs daemon "$DFD" '*: new (ifindex *): timing: *' && to_applied daemon &&
-	summary daemon "usbethd: NEW sent to values applied (target p99 <= 2000 us)"; then
+	summary daemon "usbethd: NEW sent to values applied (target p99 <= 2000 us)" &&
+	stages daemon; then
 	d50=$p50 d99=$p99
-	# its own timing lines: poll() returned (CLOCK_MONOTONIC), NEW
-	# parsed +, first SET sent +, done +, in sets
-	sed -n 's/.*timing: woken \([0-9]*\), parsed +\([0-9]*\), set +\([0-9]*\), done +[0-9]*, in sets \([0-9]*\)$/\1 \2 \3 \4/p' \
-		"$W/daemon.u" > "$W/dtiming"
-	awk '$1 == "new" { print $3 }' "$W/daemon.k" | paste -d' ' - "$W/dtiming" |
-		awk 'NF == 5 { print $2 - $1 > "'"$W"'/d.wake"; print $3 + $4 > "'"$W"'/d.work"; print $5 > "'"$W"'/d.set" }'
-	ktap_info "  NEW sent to usbethd running: p50 $(pct "$W/d.wake" 50) us, p99 $(pct "$W/d.wake" 99) us"
-	ktap_info "  its work, NEW read to SET sent: p50 $(pct "$W/d.work" 50) us, p99 $(pct "$W/d.work" 99) us"
-	ktap_info "  the SET (kernel round trip): p50 $(pct "$W/d.set" 50) us, p99 $(pct "$W/d.set" 99) us"
 	ktap_ok daemon_latency
 else
 	ktap_fail daemon_latency
 fi
+
+# the same with a CPU hog per vCPU beside the daemon, at its priority
+hogs=${USBETHD_BENCH_HOGS:-$(nproc)}
+for ((i = 0; i < hogs; i++)); do
+	( while :; do :; done ) &
+	hog_pids+=($!)
+done
+ktap_info "with $hogs CPU hogs beside it:"
+if plugs loaded "$DFD" '*: new (ifindex *): timing: *' && to_applied loaded &&
+	summary loaded "usbethd under load: NEW sent to values applied" &&
+	stages loaded; then
+	for f in bind wake work set; do
+		ktap_info "  under load / quiet, $f: p50 $(awk "BEGIN { printf \"%.2f\", $(pct "$W/loaded.$f" 50) / ($(pct "$W/daemon.$f" 50) + 0.001) }")x, p99 $(awk "BEGIN { printf \"%.2f\", $(pct "$W/loaded.$f" 99) / ($(pct "$W/daemon.$f" 99) + 0.001) }")x"
+	done
+	# the plug to the values in the driver, shared out: the daemon's
+	# work against the kernel's (bind, delivery, SET), per plug
+	for r in daemon loaded; do
+		paste -d' ' "$W/$r.bind" "$W/$r.wake" "$W/$r.work" "$W/$r.set" |
+			awk 'NF == 4 { t = $1 + $2 + $3 + $4; if (t > 0) print int(100 * $3 / t) }' > "$W/$r.share"
+		ktap_info "  $r: the daemon's work as a share of plug to applied: p50 $(pct "$W/$r.share" 50)%, p99 $(pct "$W/$r.share" 99)%"
+	done
+	ktap_ok daemon_latency_loaded
+else
+	ktap_fail daemon_latency_loaded
+fi
+kill "${hog_pids[@]}" 2>/dev/null
+wait "${hog_pids[@]}" 2>/dev/null
+hog_pids=()
 # keep its log drained from now on, so that it never blocks on a full pipe
 cat <&"$DFD" >> "$W/daemon.log" &
 drain=$!
