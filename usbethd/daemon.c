@@ -3,7 +3,8 @@
  * usbethd's daemon: applies profiles to USB network devices as they appear
  * (the family's NEW notifications), and to those present at start;
  * restores what it changed when a profile stops applying (SIGHUP reload)
- * and on stop. See daemon.h.
+ * and on stop. This file: the loop, its state (struct daemon) and what it
+ * does for the events its sources hand it. See daemon.h.
  */
 #include <errno.h>
 #include <poll.h>
@@ -16,48 +17,20 @@
 #include "daemon.h"
 #include "testhooks.h"
 
-/* Notes ifindex's name: NAME_NEW (not known before), NAME_RENAMED (known
- * by another name), NAME_SAME; -1 when there is no memory for it.
- */
-int name_note(struct daemon *dm, uint32_t ifindex, const char *name)
-{
-	struct name_ent *n;
-	size_t i;
-
-	for (i = 0; i < dm->nnames; i++) {
-		n = &dm->names[i];
-		if (n->ifindex != ifindex)
-			continue;
-		if (!strcmp(n->name, name))
-			return NAME_SAME;
-		snprintf(n->name, sizeof(n->name), "%s", name);
-		return NAME_RENAMED;
-	}
-	if (dm->nnames == dm->cap_names) {
-		size_t cap = dm->cap_names ? dm->cap_names * 2 : 64;
-
-		n = realloc(dm->names, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		dm->names = n;
-		dm->cap_names = cap;
-	}
-	n = &dm->names[dm->nnames++];
-	n->ifindex = ifindex;
-	snprintf(n->name, sizeof(n->name), "%s", name);
-	return NAME_NEW;
-}
-
-void name_forget(struct daemon *dm, uint32_t ifindex)
-{
-	size_t i;
-
-	for (i = 0; i < dm->nnames; i++)
-		if (dm->names[i].ifindex == ifindex) {
-			dm->names[i] = dm->names[--dm->nnames];
-			return;
-		}
-}
+struct daemon {
+	struct usbeth *u;
+	struct monitor mon;
+	struct links links;
+	struct gets gets;
+	struct profset set;
+	struct engine e;
+	uint64_t woken;			/* when poll() last returned, us */
+	uint64_t retry_at;		/* a resync failed: try again then,
+					 * us; 0 none */
+	bool ready;			/* the first resync succeeded */
+	bool reopen;			/* retry_at retries family_back */
+	bool reopen_said;		/* its failure was logged */
+};
 
 /* Whether a profile of s may match a netdev not on USB (role "other"):
  * only then are those looked at when they appear.
@@ -72,8 +45,10 @@ static bool set_wants_other(const struct profset *s)
 	return false;
 }
 
-/* Every device of the netns, (re)applied; records of vanished ones go. */
-int resync(struct daemon *dm, const char *why)
+/* Every device of the netns, (re)applied; records of vanished ones go.
+ * 0, or -errno (retried in 100 ms).
+ */
+static int resync(struct daemon *dm, const char *why)
 {
 	struct usbeth_dev *devs;
 	size_t n, i;
@@ -104,9 +79,9 @@ int resync(struct daemon *dm, const char *why)
 		ulog(LOG_P_NOTICE, "resync (%s): the dump succeeded", why);
 	dm->retry_at = 0;
 	engine_prune(&dm->e, devs, n);
-	dm->nnames = 0;
+	links_names_clear(&dm->links);
 	for (i = 0; i < n; i++) {
-		name_note(dm, devs[i].ifindex, devs[i].ifname);
+		links_name_note(&dm->links, devs[i].ifindex, devs[i].ifname);
 		engine_apply(&dm->e, &devs[i]);
 	}
 	usbeth_devs_free(devs, n);
@@ -126,8 +101,9 @@ int resync(struct daemon *dm, const char *why)
  * system's rmem_max only with CAP_NET_ADMIN (SO_RCVBUFFORCE); the kernel
  * doubles the value and has a floor (SOCK_MIN_RCVBUF). A small one makes
  * overruns (ENOBUFS) easy to provoke, which is how the resync is tested.
+ * 0, or -1 (logged).
  */
-int set_rcvbuf(int fd, const char *what)
+static int set_rcvbuf(int fd, const char *what)
 {
 	if (!rcvbuf)
 		return 0;
@@ -141,7 +117,10 @@ int set_rcvbuf(int fd, const char *what)
 	return 0;
 }
 
-int reload(struct daemon *dm)
+/* SIGHUP: the profiles loaded again (kept when they do not load), then a
+ * resync.
+ */
+static int reload(struct daemon *dm)
 {
 	struct profset s;
 
@@ -154,14 +133,168 @@ int reload(struct daemon *dm)
 	profset_free(&dm->set);
 	dm->set = s;
 	dm->e.set = &dm->set;
-	dm->other = set_wants_other(&dm->set);
+	dm->links.other = set_wants_other(&dm->set);
 	ulog(LOG_P_INFO, "reloaded: %zu profiles", dm->set.n);
 	return resync(dm, "reload");
+}
+
+/* The usbeth module was unloaded (or is not loaded, after an overrun):
+ * nothing to retry until its NEWFAMILY, which the monitor follows.
+ */
+static void family_gone(struct daemon *dm)
+{
+	dm->retry_at = 0;
+	dm->reopen = false;
+}
+
+/*
+ * The module was loaded again (the monitor saw nlctrl's NEWFAMILY and
+ * joined the new group), or an overrun may have hidden that: the request
+ * handle may have the old family id, and the devices were not announced
+ * meanwhile. Records stay (by ifindex): a device that went meanwhile is
+ * pruned by the resync. A handle that cannot be opened is tried again
+ * every 100 ms (said once). 0, or -1 then.
+ */
+static int family_back(struct daemon *dm, const char *why)
+{
+	struct usbeth *u;
+	int err = usbeth_open(&u);
+
+	if (err) {
+		if (!dm->reopen_said)
+			ulog(LOG_P_ERR, "cannot open the usbeth family again: "
+			     "%s: retrying every 100 ms", strerror(-err));
+		dm->reopen_said = true;
+		dm->reopen = true;
+		dm->retry_at = now_us() + 100000;
+		return -1;
+	}
+	if (dm->reopen_said)
+		ulog(LOG_P_NOTICE, "the usbeth family is open again");
+	dm->reopen = dm->reopen_said = false;
+	dm->retry_at = 0;
+	usbeth_close(dm->u);
+	dm->u = u;
+	dm->e.u = u;
+	resync(dm, why);
+	return 0;
+}
+
+/*
+ * Notifications were lost (ENOBUFS). Among them may be nlctrl's DELFAMILY
+ * and NEWFAMILY of a module reload, which would leave the monitor in a
+ * group that is gone and the handle with a stale family id, deaf for
+ * good: so the family is resolved again and its group joined (the monitor
+ * first: nothing falls between it and the dump), the handle opened again,
+ * then the resync.
+ */
+static void overrun(struct daemon *dm, const char *why)
+{
+	int err = monitor_refresh(&dm->mon);
+
+	if (err == -ENOENT) {
+		ulog(LOG_P_WARNING, "%s: the usbeth module is not loaded: "
+		     "waiting for it to come back", why);
+		family_gone(dm);
+		return;
+	}
+	if (err)
+		ulog(LOG_P_ERR, "%s: cannot resolve the usbeth family again: "
+		     "%s", why, strerror(-err));
+	family_back(dm, why);
+}
+
+/*
+ * The one recovery from an overrun, whichever socket overflowed (ENOBUFS
+ * on the notifications, the link events or the GET replies; a link event
+ * too large to read). The kernel reports ENOBUFS ahead of the datagrams
+ * still queued, and those are older than the dump to come: a NEW's
+ * snapshot of the device as it registered, an RTM_NEWLINK's name or
+ * carrier, a GET's reply. Handled after the resync, each would evaluate a
+ * device from a state older than the one the resync saw. So first every
+ * socket is drained and what it held dropped (an nlctrl message among it
+ * is still followed by the monitor), then the family is resolved again
+ * and one resync evaluates every device from the dump.
+ */
+static void recover(struct daemon *dm, const char *why)
+{
+	monitor_drain(&dm->mon);
+	links_drain(&dm->links);
+	gets_drain(&dm->gets);
+	overrun(dm, why);
+}
+
+/* A resync is due (something was missed): from the loop, now, unless one
+ * is due already.
+ */
+static void resync_soon(struct daemon *dm)
+{
+	if (!dm->retry_at)
+		dm->retry_at = now_us();
+}
+
+/* What the loop does for each event (daemon.h): false to go on, true to
+ * stop with *rc.
+ */
+static bool handle(struct daemon *dm, const struct ev *ev, int *rc)
+{
+	switch (ev->type) {
+	case EV_GET:
+		if (gets_send(&dm->gets, ev->ifindex))
+			resync_soon(dm);	/* not lost: see gets_send */
+		break;
+	case EV_RESYNC_SOON:
+		resync_soon(dm);
+		break;
+	case EV_RECOVER:
+		recover(dm, ev->why);
+		break;
+	case EV_FAMILY_GONE:
+		family_gone(dm);
+		break;
+	case EV_FAMILY_BACK:
+		family_back(dm, ev->why);
+		break;
+	case EV_RESYNC:
+		resync(dm, ev->why);
+		break;
+	case EV_RELOAD:
+		sd_notify_reloading();
+		reload(dm);
+		sd_notify_msg("READY=1");
+		break;
+	case EV_STOP:
+		sd_notify_msg("STOPPING=1");
+		ulog(LOG_P_INFO, "stopping (%s): %s", strsignal(ev->signo),
+		     restore_on_stop ? "restoring original values" :
+		     "keeping values");
+		if (restore_on_stop)
+			engine_restore_all(&dm->e);
+		*rc = 0;
+		return true;
+	case EV_FAIL:
+		*rc = 1;
+		return true;
+	}
+	return false;
+}
+
+/* Handles q's events in order, and empties it; true: stop with *rc. */
+static bool handle_all(struct daemon *dm, struct evq *q, int *rc)
+{
+	unsigned int i, n = q->n;
+
+	q->n = 0;
+	for (i = 0; i < n; i++)
+		if (handle(dm, &q->ev[i], rc))
+			return true;
+	return false;
 }
 
 int run_daemon(void)
 {
 	struct daemon dm = { 0 };
+	struct evq q = { .n = 0 };
 	int sfd = -1, lockfd = -1, statefd = -1, rc = 1, loaded;
 
 	sfd = signals_open();	/* first: see there */
@@ -199,12 +332,16 @@ int run_daemon(void)
 		goto out;
 	}
 	dm.e.u = dm.u;
+	dm.mon.e = dm.links.e = dm.gets.e = &dm.e;
 	/* subscribe first, then dump: nothing falls between the two */
-	if (monitor_open(&dm))
+	if (monitor_open(&dm.mon) ||
+	    set_rcvbuf(usbeth_monitor_fd(dm.mon.m), "usbeth notifications"))
 		goto out;
-	if (links_open(&dm) || gets_open(&dm))
+	if (links_open(&dm.links) ||
+	    set_rcvbuf(mnl_socket_get_fd(dm.links.sock), "rtnetlink") ||
+	    gets_open(&dm.gets))
 		goto out;
-	dm.other = set_wants_other(&dm.set);
+	dm.links.other = set_wants_other(&dm.set);
 	/* ready (sd_notify) once a dump succeeded: a failed one is retried
 	 * every 100 ms, as any resync is
 	 */
@@ -212,12 +349,13 @@ int run_daemon(void)
 
 	for (;;) {
 		struct pollfd pfd[4] = {
-			{ usbeth_monitor_fd(dm.m), POLLIN, 0 },
+			{ usbeth_monitor_fd(dm.mon.m), POLLIN, 0 },
 			{ sfd, POLLIN, 0 },
-			{ mnl_socket_get_fd(dm.links), POLLIN, 0 },
-			{ usbeth_async_fd(dm.gets), POLLIN, 0 },
+			{ mnl_socket_get_fd(dm.links.sock), POLLIN, 0 },
+			{ usbeth_async_fd(dm.gets.a), POLLIN, 0 },
 		};
 		int timeout = -1;	/* none: no wakeups while idle */
+		int more;
 
 		if (dm.retry_at) {	/* but to retry a failed resync */
 			uint64_t t = now_us();
@@ -239,29 +377,34 @@ int run_daemon(void)
 		}
 		if (ulog_level >= LOG_P_DEBUG)
 			dm.woken = now_us();
-		if (pfd[0].revents && monitor_read(&dm))
-			goto out;
-		if (pfd[2].revents)
-			links_read(&dm);
-		/* after the notifications: a GET's reply is no hurry */
-		if (pfd[3].revents)
-			gets_read(&dm);
-		if (signals_read(&dm, sfd)) {
-			rc = 0;
-			goto out;
+		if (pfd[0].revents) {
+			monitor_read(&dm.mon, dm.woken, &q);
+			if (handle_all(&dm, &q, &rc))
+				goto out;
 		}
+		if (pfd[2].revents)
+			do {
+				more = links_read(&dm.links, &q);
+				if (handle_all(&dm, &q, &rc))
+					goto out;
+			} while (more);
+		/* after the notifications: a GET's reply is no hurry */
+		if (pfd[3].revents) {
+			gets_read(&dm.gets, &q);
+			if (handle_all(&dm, &q, &rc))
+				goto out;
+		}
+		while (signals_read(sfd, &q))
+			if (handle_all(&dm, &q, &rc))
+				goto out;
 	}
 out:
 	ulog(LOG_P_DEBUG, "exit: %lu errors, %lu changes", dm.e.errors,
 	     dm.e.changes);
 	engine_fini(&dm.e);
-	if (dm.m)
-		usbeth_monitor_close(dm.m);
-	if (dm.links)
-		mnl_socket_close(dm.links);
-	usbeth_async_close(dm.gets);
-	free(dm.names);
-	free(dm.lbuf);
+	monitor_close(&dm.mon);
+	links_close(&dm.links);
+	gets_close(&dm.gets);
 	if (dm.u)
 		usbeth_close(dm.u);
 	profset_free(&dm.set);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * usbethd and its service manager: the signals it sends (SIGHUP: reload;
- * SIGTERM, SIGINT: stop), read from a signalfd in the poll loop, and what
- * the daemon tells it (sd_notify: READY, RELOADING, STOPPING). See
- * daemon.h.
+ * SIGTERM, SIGINT: stop), read from a signalfd and handed to the poll
+ * loop as events, and what the daemon tells it (sd_notify: READY,
+ * RELOADING, STOPPING). See daemon.h.
  */
 #include <errno.h>
 #include <signal.h>
@@ -62,35 +62,30 @@ int signals_open(void)
 	return sfd;
 }
 
-/* Handles every signal queued: 1 when the daemon is to stop (what it
- * changed restored, with --on-stop restore), else 0.
+void sd_notify_reloading(void)
+{
+	char msg[64];
+
+	/* MONOTONIC_USEC: what Type=notify-reload wants to tell this
+	 * reload from an older one
+	 */
+	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)now_us());
+	sd_notify_msg(msg);
+}
+
+/* Reads one signal: SIGHUP asks for a reload, SIGTERM and SIGINT for the
+ * stop (the loop tells systemd, and restores, with --on-stop restore).
  */
-int signals_read(struct daemon *dm, int sfd)
+int signals_read(int sfd, struct evq *q)
 {
 	struct signalfd_siginfo si;
 
-	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGHUP) {
-			char msg[64];
-
-			/* MONOTONIC_USEC: what Type=notify-reload
-			 * wants to tell this reload from an older one
-			 */
-			snprintf(msg, sizeof(msg), "RELOADING=1\n"
-				 "MONOTONIC_USEC=%llu",
-				 (unsigned long long)now_us());
-			sd_notify_msg(msg);
-			reload(dm);
-			sd_notify_msg("READY=1");
-			continue;
-		}
-		sd_notify_msg("STOPPING=1");
-		ulog(LOG_P_INFO, "stopping (%s): %s",
-		     strsignal((int)si.ssi_signo), restore_on_stop ?
-		     "restoring original values" : "keeping values");
-		if (restore_on_stop)
-			engine_restore_all(&dm->e);
-		return 1;
-	}
-	return 0;
+	if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		return 0;
+	if (si.ssi_signo == SIGHUP)
+		evq_push(q, EV_RELOAD);
+	else
+		evq_push(q, EV_STOP)->signo = (int)si.ssi_signo;
+	return 1;
 }
