@@ -10,7 +10,8 @@
  *   usbethd --explain --device D  the same for a device described (D)
  *   usbethd --apply DEV           one-shot apply (the udev path)
  *
- * This file: the options, and which command runs (usbethd.h).
+ * This file: the options, and which command runs (usbethd.h); what the
+ * commands share is common.c's.
  * See usbethd(8) and usbethd.profiles(5).
  */
 #include <errno.h>
@@ -20,20 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-
-#include "state.h"
 #include "usbethd.h"
 
 #define VERSION "0.1.0"
 
 static const char *prog = "usbethd";
-const char *dirs[MAX_DIRS];
-size_t ndirs;
-const char *available_dir;
-const char *runtime_dir = "/run/usbethd";
-bool restore_on_stop = true;
-int rcvbuf;
 
 static void usage(FILE *f)
 {
@@ -69,100 +61,6 @@ static void usage(FILE *f)
 		"  -h, --help               this text\n"
 		"      --version            the version\n", prog, prog, prog,
 		prog, prog);
-}
-
-static void load_warn(const struct perr *e, void *arg)
-{
-	char msg[4500];
-
-	(void)arg;
-	perr_format(e, msg, sizeof(msg));
-	ulog(LOG_P_ERR, "%s: skipped", msg);
-}
-
-int load_available(struct profset *avail)
-{
-	struct perr err;
-	char msg[4500];
-
-	memset(avail, 0, sizeof(*avail));
-	if (!available_dir)
-		return 0;
-	if (!profset_load_available(avail, available_dir, load_warn, NULL,
-				    &err))
-		return 0;
-	perr_format(&err, msg, sizeof(msg));
-	ulog(LOG_P_ERR, "%s", msg);
-	return -1;
-}
-
-int load_mode(struct profset *s, enum profset_mode mode)
-{
-	struct profset avail;
-	struct perr err;
-	size_t skipped = 0;
-	char msg[4500];
-
-	if (!profset_load_mode(s, dirs, ndirs, mode, load_warn, NULL,
-			       &skipped, &err)) {
-		if (skipped)
-			ulog(LOG_P_WARNING, "%zu profile files skipped (see "
-			     "above); %zu profiles loaded", skipped, s->n);
-		/* a shipped profile enabled ranks as shipped: ties go to
-		 * the administrator's own (usbethd.profiles(5), SELECTION)
-		 */
-		if (load_available(&avail)) {
-			profset_free(s);
-			return -1;
-		}
-		profset_mark_available(s, &avail);
-		profset_free(&avail);
-		return 0;
-	}
-	perr_format(&err, msg, sizeof(msg));
-	ulog(LOG_P_ERR, "%s", msg);
-	return -1;
-}
-
-int load(struct profset *s)
-{
-	return load_mode(s, PROFSET_SKIP_BAD);
-}
-
-int open_usbeth(struct usbeth **u)
-{
-	int err = usbeth_open(u);
-
-	if (err == -ENOENT)
-		ulog(LOG_P_ERR, "the usbeth kernel module is not loaded "
-		     "(modprobe usbeth)");
-	else if (err)
-		ulog(LOG_P_ERR, "cannot open the usbeth family: %s",
-		     strerror(-err));
-	return err;
-}
-
-int lock_open(const char *name)
-{
-	char why[PATH_MAX + 128];
-	int fd;
-
-	if (state_dir_check(runtime_dir, why, sizeof(why))) {
-		ulog(LOG_P_ERR, "%s", why);
-		return -1;
-	}
-	fd = state_lock_open(runtime_dir, name, why, sizeof(why));
-	if (fd < 0)
-		ulog(LOG_P_ERR, "%s", why);
-	return fd;
-}
-
-int lock_wait(int fd, int op)
-{
-	while (flock(fd, op))
-		if (errno != EINTR)
-			return -1;
-	return 0;
 }
 
 int main(int argc, char **argv)

@@ -2,7 +2,7 @@
 /*
  * usbethd's commands: usbethd.c parses the options and runs one of them,
  * the one-shots (oneshot.c) or the daemon (daemon.h); what they share is
- * here.
+ * here, kept in common.c (which calls none of them).
  */
 #ifndef USBETHD_USBETHD_H
 #define USBETHD_USBETHD_H
