@@ -284,6 +284,66 @@ const struct usbeth_knob usbeth_bql_knobs[3] = {
 	  .get = bql_get, .set = bql_set, .same = hold_same },
 };
 
+/* The TX queues' state, for a device that has BQL */
+static int bql_prepare(struct net_device *dev, struct usbeth_state *st)
+{
+	if (!(st->id.caps & USBETH_CAP_BQL))
+		return 0;
+	return usbeth_bql_prepare(dev, st);
+}
+
+/* What bql_fill() adds: the accounting, and a nest a queue */
+static size_t bql_size(const struct usbeth_state *st)
+{
+	if (!st->bql)
+		return 0;
+	return nla_total_size(sizeof(u32)) + usbeth_bql_size(st->nqueues);
+}
+
+/* Every queue the device may have: what bql_size() comes to at most */
+static size_t bql_max_size(const struct net_device *dev)
+{
+	return usbeth_bql_size(dev->num_tx_queues);
+}
+
+static int bql_fill(struct sk_buff *skb, const struct usbeth_state *st)
+{
+	if (st->bql &&
+	    (nla_put_u32(skb, USBETH_A_BQL_ACCOUNTING, st->bql_accounting) ||
+	     usbeth_bql_fill(skb, st)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
+ * A SET as a whole: a queue index only for a device with BQL, and what
+ * usbeth_bql_check_request() checks.
+ */
+static int bql_validate(const struct usbeth_req *req)
+{
+	char drv[32];
+
+	if (req->tb[USBETH_A_BQL_QUEUE_INDEX] && !(req->caps & USBETH_CAP_BQL)) {
+		usbeth_extack_msg(req->extack, req->tb[USBETH_A_BQL_QUEUE_INDEX],
+				  "bql-queue is not supported by this device",
+				  "bql-queue is not supported by %s (driver %.16s)",
+				  req->name,
+				  usbeth_driver_name(req->dev, drv, sizeof(drv),
+						     false));
+		return -EOPNOTSUPP;
+	}
+	if (!(req->caps & USBETH_CAP_BQL))
+		return 0;
+	return usbeth_bql_check_request(req);
+}
+
+const struct usbeth_backend usbeth_bql_backend = {
+	.name = "bql", .knobs = usbeth_bql_knobs,
+	.n = ARRAY_SIZE(usbeth_bql_knobs),
+	.prepare = bql_prepare, .size = bql_size, .max_size = bql_max_size,
+	.fill = bql_fill, .validate = bql_validate,
+};
+
 #ifdef CONFIG_BQL
 static_assert(USBETH_BQL_LIMIT_MAX == DQL_MAX_LIMIT);
 #endif

@@ -332,3 +332,9 @@ const struct usbeth_knob usbeth_coalesce_knobs[4] = {
 	  .cap = USBETH_CAP_COAL_RX_FRAMES,
 	  .get = coal_get, .set_group = coal_set_group },
 };
+
+const struct usbeth_backend usbeth_coalesce_backend = {
+	.name = "coalesce", .knobs = usbeth_coalesce_knobs,
+	.n = ARRAY_SIZE(usbeth_coalesce_knobs),
+	.read_all = usbeth_coalesce_get_all,
+};

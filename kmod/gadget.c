@@ -149,3 +149,19 @@ const struct usbeth_knob usbeth_gadget_knobs[1] = {
 		.get = qmult_get, .set = qmult_set,
 	},
 };
+
+/* The qmult the connect in place was sized with, beside the knob */
+static int gadget_prepare(struct net_device *dev, struct usbeth_state *st)
+{
+	u32 val;
+
+	if ((st->id.caps & USBETH_CAP_QMULT) && usbeth_qmult_active(dev, &val))
+		usbeth_state_add(st, USBETH_A_QMULT_ACTIVE, val);
+	return 0;
+}
+
+const struct usbeth_backend usbeth_gadget_backend = {
+	.name = "gadget", .knobs = usbeth_gadget_knobs,
+	.n = ARRAY_SIZE(usbeth_gadget_knobs), .nextra = 1,
+	.prepare = gadget_prepare,
+};

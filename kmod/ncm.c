@@ -553,3 +553,23 @@ const struct usbeth_knob usbeth_ncm_knobs[3] = {
 		.get = ncm_get, .set = timer_set, .wakes = ncm_ethtool,
 	},
 };
+
+/* The device's own NTB maxima, which no knob writes */
+static int ncm_prepare(struct net_device *dev, struct usbeth_state *st)
+{
+	u32 val;
+
+	if (!(st->id.caps & USBETH_CAP_NTB))
+		return 0;
+	if (!usbeth_ncm_read(dev, "dwNtbInMaxSize", &val))
+		usbeth_state_add(st, USBETH_A_NTB_DEV_RX_MAX, val);
+	if (!usbeth_ncm_read(dev, "dwNtbOutMaxSize", &val))
+		usbeth_state_add(st, USBETH_A_NTB_DEV_TX_MAX, val);
+	return 0;
+}
+
+const struct usbeth_backend usbeth_ncm_backend = {
+	.name = "ncm", .knobs = usbeth_ncm_knobs,
+	.n = ARRAY_SIZE(usbeth_ncm_knobs), .nextra = 2,
+	.prepare = ncm_prepare,
+};

@@ -44,14 +44,39 @@ static struct mutex *usbeth_set_lock(struct net_device *dev)
 	return &usbeth_set_locks[hash_ptr(dev, USBETH_SET_LOCK_BITS)];
 }
 
-/* Every knob, in the order a SET applies them. */
-static const struct usbeth_knob *const usbeth_knob_list[] = {
-	&usbeth_gadget_knobs[0],
-	&usbeth_ncm_knobs[0], &usbeth_ncm_knobs[1], &usbeth_ncm_knobs[2],
-	&usbeth_bql_knobs[0], &usbeth_bql_knobs[1], &usbeth_bql_knobs[2],
-	&usbeth_coalesce_knobs[0], &usbeth_coalesce_knobs[1],
-	&usbeth_coalesce_knobs[2], &usbeth_coalesce_knobs[3],
+/*
+ * Every backend, in the order a SET applies their knobs and a message
+ * carries their values (see struct usbeth_backend).
+ */
+const struct usbeth_backend *const usbeth_backends[] = {
+	&usbeth_gadget_backend,
+	&usbeth_ncm_backend,
+	&usbeth_bql_backend,
+	&usbeth_coalesce_backend,
+	NULL
 };
+
+/*
+ * What the rest of the file takes for granted of the table: a backend's
+ * knobs fit the stack arrays a group is read into, a device's values fit
+ * its state, and a set_group knob can be read with the rest of its group.
+ */
+static bool usbeth_backends_valid(void)
+{
+	const struct usbeth_backend *const *b;
+	const struct usbeth_knob *k;
+	unsigned int nvals = 0;
+
+	for (b = usbeth_backends; *b; b++) {
+		if ((*b)->n > USBETH_BACKEND_KNOBS)
+			return false;
+		nvals += (*b)->n + (*b)->nextra;
+		for (k = (*b)->knobs; k < (*b)->knobs + (*b)->n; k++)
+			if (k->set_group && (k->per_queue || !(*b)->read_all))
+				return false;
+	}
+	return nvals <= USBETH_STATE_VALS;
+}
 
 static usbeth_range_const struct netlink_range_validation ntb_range = {
 	.min = USBETH_NTB_MIN, .max = USBETH_NTB_MAX,
@@ -94,7 +119,18 @@ static const struct nla_policy usbeth_set_nl_policy[USBETH_A_BQL_HOLD_TIME + 1] 
 	[USBETH_A_BQL_HOLD_TIME] = NLA_POLICY_FULL_RANGE(NLA_U32, &bql_hold_range),
 };
 
-static void usbeth_state_add(struct usbeth_state *st, int attr, u32 val)
+/* The caps of b's knobs, any of which makes b concern a device */
+static u32 usbeth_backend_caps(const struct usbeth_backend *b)
+{
+	unsigned int i;
+	u32 caps = 0;
+
+	for (i = 0; i < b->n; i++)
+		caps |= b->knobs[i].cap;
+	return caps;
+}
+
+void usbeth_state_add(struct usbeth_state *st, int attr, u32 val)
 {
 	if (!WARN_ON_ONCE(st->nvals >= ARRAY_SIZE(st->vals))) {
 		st->vals[st->nvals].attr = attr;
@@ -120,15 +156,14 @@ static void usbeth_state_add(struct usbeth_state *st, int attr, u32 val)
 int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 		   struct usbeth_state *st)
 {
-	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
+	const struct usbeth_backend *const *bp;
+	u32 vals[USBETH_BACKEND_KNOBS];
 	struct usbeth_ident *id = &st->id;
+	const struct usbeth_knob *k;
 	struct device *held;
-	unsigned int i;
 	int awake, err = 0;
 	u32 val;
 
-	/* what may be read into st: one value a knob, and three more */
-	BUILD_BUG_ON(ARRAY_SIZE(usbeth_knob_list) + 3 > USBETH_STATE_VALS);
 	memset(st, 0, sizeof(*st));
 	st->ifindex = dev->ifindex;
 	usbeth_ident(dev, id);
@@ -145,34 +180,29 @@ int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 		awake = usbeth_awake_get(dev, &held);
 	usbeth_driver_name(dev, st->drv, sizeof(st->drv), ops_held);
 
-	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
-		const struct usbeth_knob *k = usbeth_knob_list[i];
-
-		/* per queue: in bql-queues; coalesce: read once, below */
-		if (!(id->caps & k->cap) || k->per_queue || k->set_group)
-			continue;
-		if (awake < 0 && k->wakes && k->wakes(dev, k->attr))
-			continue;
-		if (!k->get(dev, k->attr, 0, &val))
-			usbeth_state_add(st, k->attr, val);
+	/* per queue: the backend's prepare(); set_group: read_all(), below */
+	for (bp = usbeth_backends; *bp; bp++) {
+		for (k = (*bp)->knobs; k < (*bp)->knobs + (*bp)->n; k++) {
+			if (!(id->caps & k->cap) || k->per_queue || k->set_group)
+				continue;
+			if (awake < 0 && k->wakes && k->wakes(dev, k->attr))
+				continue;
+			if (!k->get(dev, k->attr, 0, &val))
+				usbeth_state_add(st, k->attr, val);
+		}
 	}
-	if (id->caps & USBETH_COAL_CAPS && awake >= 0 &&
-	    !usbeth_coalesce_get_all(dev, coal, ops_held))
-		for (i = 0; i < ARRAY_SIZE(usbeth_coalesce_knobs); i++)
-			if (id->caps & usbeth_coalesce_knobs[i].cap)
-				usbeth_state_add(st,
-						 usbeth_coalesce_knobs[i].attr,
-						 coal[i]);
-	if ((id->caps & USBETH_CAP_QMULT) && usbeth_qmult_active(dev, &val))
-		usbeth_state_add(st, USBETH_A_QMULT_ACTIVE, val);
-	if (id->caps & USBETH_CAP_NTB) {
-		if (!usbeth_ncm_read(dev, "dwNtbInMaxSize", &val))
-			usbeth_state_add(st, USBETH_A_NTB_DEV_RX_MAX, val);
-		if (!usbeth_ncm_read(dev, "dwNtbOutMaxSize", &val))
-			usbeth_state_add(st, USBETH_A_NTB_DEV_TX_MAX, val);
+	for (bp = usbeth_backends; *bp && awake >= 0; bp++) {
+		if (!(*bp)->read_all || !(usbeth_backend_caps(*bp) & id->caps) ||
+		    (*bp)->read_all(dev, vals, ops_held))
+			continue;
+		for (k = (*bp)->knobs; k < (*bp)->knobs + (*bp)->n; k++)
+			if (k->set_group && (id->caps & k->cap))
+				usbeth_state_add(st, k->attr,
+						 vals[k - (*bp)->knobs]);
 	}
-	if (id->caps & USBETH_CAP_BQL)
-		err = usbeth_bql_prepare(dev, st);
+	for (bp = usbeth_backends; *bp && !err; bp++)
+		if ((*bp)->prepare)
+			err = (*bp)->prepare(dev, st);
 	usbeth_awake_put(held);
 	return err;
 }
@@ -190,6 +220,7 @@ void usbeth_state_free(struct usbeth_state *st)
 static size_t usbeth_state_size(const struct usbeth_state *st,
 				const char *name)
 {
+	const struct usbeth_backend *const *bp;
 	const struct usbeth_ident *id = &st->id;
 	size_t len = nla_total_size(sizeof(u32)) +
 		     nla_total_size(strlen(name) + 1) +
@@ -207,9 +238,9 @@ static size_t usbeth_state_size(const struct usbeth_state *st,
 		len += 2 * nla_total_size(sizeof(u32)) +
 		       (id->udc[0] ? nla_total_size(strlen(id->udc) + 1) : 0);
 	len += st->nvals * nla_total_size(sizeof(u32));
-	if (st->bql)
-		len += nla_total_size(sizeof(u32)) +
-		       usbeth_bql_size(st->nqueues);
+	for (bp = usbeth_backends; *bp; bp++)
+		if ((*bp)->size)
+			len += (*bp)->size(st);
 	return len + nla_total_size(sizeof(u32));	/* left-changed */
 }
 
@@ -222,6 +253,7 @@ static int usbeth_fill(struct sk_buff *skb, const struct usbeth_state *st,
 		       const char *name, u32 portid, u32 seq, int flags,
 		       u8 cmd, u32 left)
 {
+	const struct usbeth_backend *const *bp;
 	const struct usbeth_ident *id = &st->id;
 	unsigned int i;
 	void *hdr;
@@ -255,10 +287,9 @@ static int usbeth_fill(struct sk_buff *skb, const struct usbeth_state *st,
 	for (i = 0; i < st->nvals; i++)
 		if (nla_put_u32(skb, st->vals[i].attr, st->vals[i].val))
 			goto cancel;
-	if (st->bql &&
-	    (nla_put_u32(skb, USBETH_A_BQL_ACCOUNTING, st->bql_accounting) ||
-	     usbeth_bql_fill(skb, st)))
-		goto cancel;
+	for (bp = usbeth_backends; *bp; bp++)
+		if ((*bp)->fill && (*bp)->fill(skb, st))
+			goto cancel;
 	if (left && nla_put_u32(skb, USBETH_A_LEFT_CHANGED, left))
 		goto cancel;
 done:
@@ -293,12 +324,18 @@ static struct sk_buff *usbeth_msg(const struct usbeth_state *st,
 
 /*
  * An upper bound of a device's message, before its state is gathered (a
- * dump's chunk size): everything but the TX queues' BQL state fits in
- * NLMSG_GOODSIZE, and each queue the device may have adds its nest.
+ * dump's chunk size): everything but what the backends' fill() adds (the
+ * TX queues' BQL state) fits in NLMSG_GOODSIZE.
  */
 static size_t usbeth_msg_size(const struct net_device *dev)
 {
-	return NLMSG_GOODSIZE + usbeth_bql_size(dev->num_tx_queues);
+	const struct usbeth_backend *const *bp;
+	size_t len = NLMSG_GOODSIZE;
+
+	for (bp = usbeth_backends; *bp; bp++)
+		if ((*bp)->max_size)
+			len += (*bp)->max_size(dev);
+	return len;
 }
 
 /*
@@ -532,6 +569,7 @@ out:
 }
 
 struct usbeth_saved {
+	const struct usbeth_backend *backend;
 	const struct usbeth_knob *knob;
 	const struct nlattr *attr;
 	unsigned int first, last;	/* TX queues, [first, last) */
@@ -551,9 +589,9 @@ static int usbeth_set_group(const struct usbeth_req *req,
 			    struct usbeth_saved *sv, unsigned int n,
 			    bool put_back, bool *changed)
 {
-	int attrs[ARRAY_SIZE(usbeth_knob_list)];
-	u32 vals[ARRAY_SIZE(usbeth_knob_list)];
-	bool in[ARRAY_SIZE(usbeth_knob_list)];
+	int attrs[USBETH_BACKEND_KNOBS];
+	u32 vals[USBETH_BACKEND_KNOBS];
+	bool in[USBETH_BACKEND_KNOBS];
 	unsigned int i, m = 0;
 	int err;
 
@@ -689,12 +727,14 @@ static void usbeth_extack_left(struct netlink_ext_ack *extack,
 			       const struct usbeth_saved *failed,
 			       const char *ifname, u32 left, int err)
 {
+	const struct usbeth_backend *const *bp;
+	const struct usbeth_knob *k;
 	const char *knob_left = NULL;
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++)
-		if (usbeth_knob_list[i]->flag == left)
-			knob_left = usbeth_knob_list[i]->name;
+	for (bp = usbeth_backends; *bp; bp++)
+		for (k = (*bp)->knobs; k < (*bp)->knobs + (*bp)->n; k++)
+			if (k->flag == left)
+				knob_left = k->name;
 	if (knob_left)
 		usbeth_extack_msg(extack, failed->attr,
 				  "refused, and the device is left partly changed",
@@ -708,17 +748,70 @@ static void usbeth_extack_left(struct netlink_ext_ack *extack,
 				  err);
 }
 
+/*
+ * Remembers in s what the driver holds now of knob k (of backend b) on the
+ * TX queues the request touches. The set_group knobs of b come from one
+ * read_all() into vals, made for the first of them: *read is the backend
+ * vals was read for.
+ */
+static int usbeth_save(const struct usbeth_req *req,
+		       const struct usbeth_backend *b,
+		       const struct usbeth_knob *k, struct usbeth_saved *s,
+		       const struct usbeth_backend **read, u32 *vals)
+{
+	unsigned int q;
+	int err = 0;
+
+	s->backend = b;
+	s->knob = k;
+	s->attr = req->tb[k->attr];
+	s->first = 0;
+	s->last = 1;
+	if (k->per_queue) {
+		s->first = req->bql_queue >= 0 ? req->bql_queue : 0;
+		s->last = req->bql_queue >= 0 ? req->bql_queue + 1 :
+			  req->dev->real_num_tx_queues;
+	}
+	s->old = kcalloc(max(s->last - s->first, 1U), sizeof(u32), GFP_KERNEL);
+	s->written = bitmap_zalloc(max(s->last - s->first, 1U), GFP_KERNEL);
+	if (!s->old || !s->written)
+		return -ENOMEM;
+	for (q = s->first; q < s->last; q++) {
+		/* a group's knobs from one read (as usbeth_prepare() does) */
+		if (k->set_group && *read != b) {
+			err = b->read_all(req->dev, vals, false);
+			if (!err)
+				*read = b;
+		}
+		if (k->set_group && !err)
+			s->old[0] = vals[k - b->knobs];
+		else if (!err)
+			err = k->get(req->dev, k->attr, q,
+				     &s->old[q - s->first]);
+		if (err) {
+			usbeth_extack_msg(req->extack, s->attr,
+					  "cannot read the current value from the driver",
+					  "%s: cannot read the current value from %s (%d)",
+					  k->name, req->name, err);
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
 	struct usbeth_saved *sv = NULL;
 	struct usbeth_req req = { .tb = tb, .extack = extack, .bql_queue = -1 };
+	const struct usbeth_backend *const *bp, *group_read = NULL;
+	u32 vals[USBETH_BACKEND_KNOBS];
+	const struct usbeth_knob *k;
 	struct usbeth_ident id;
 	struct usbeth_hold h;
 	unsigned int i, q, len, n = 0, nsv = 0;
-	u32 coal[ARRAY_SIZE(usbeth_coalesce_knobs)];
-	bool changed = false, coal_read = false;
+	bool changed = false;
 	u32 left;
 	char drv[32];
 	int err;
@@ -734,43 +827,37 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 		req.bql_queue = nla_get_u32(tb[USBETH_A_BQL_QUEUE_INDEX]);
 
 	/* 1. validate everything; nothing is applied yet */
-	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
-		const struct usbeth_knob *k = usbeth_knob_list[i];
-		struct nlattr *a = tb[k->attr];
+	for (bp = usbeth_backends; *bp; bp++) {
+		for (k = (*bp)->knobs; k < (*bp)->knobs + (*bp)->n; k++) {
+			struct nlattr *a = tb[k->attr];
 
-		if (!a)
-			continue;
-		n++;
-		if (!(req.caps & k->cap)) {
-			usbeth_extack_msg(extack, a,
-					  "knob not supported by this device",
-					  "%s is not supported by %s (driver %.16s)",
-					  k->name, req.name,
-					  usbeth_driver_name(req.dev, drv,
-							     sizeof(drv), false));
-			err = -EOPNOTSUPP;
-			goto unlock;
+			if (!a)
+				continue;
+			n++;
+			if (!(req.caps & k->cap)) {
+				usbeth_extack_msg(extack, a,
+						  "knob not supported by this device",
+						  "%s is not supported by %s (driver %.16s)",
+						  k->name, req.name,
+						  usbeth_driver_name(req.dev, drv,
+								     sizeof(drv),
+								     false));
+				err = -EOPNOTSUPP;
+				goto unlock;
+			}
+			if (k->check) {
+				err = k->check(&req, a, nla_get_u32(a));
+				if (err)
+					goto unlock;
+			}
 		}
-		if (k->check) {
-			err = k->check(&req, a, nla_get_u32(a));
+	}
+	for (bp = usbeth_backends; *bp; bp++) {
+		if ((*bp)->validate) {
+			err = (*bp)->validate(&req);
 			if (err)
 				goto unlock;
 		}
-	}
-	if (tb[USBETH_A_BQL_QUEUE_INDEX] && !(req.caps & USBETH_CAP_BQL)) {
-		usbeth_extack_msg(extack, tb[USBETH_A_BQL_QUEUE_INDEX],
-				  "bql-queue is not supported by this device",
-				  "bql-queue is not supported by %s (driver %.16s)",
-				  req.name,
-				  usbeth_driver_name(req.dev, drv, sizeof(drv),
-						     false));
-		err = -EOPNOTSUPP;
-		goto unlock;
-	}
-	if (req.caps & USBETH_CAP_BQL) {
-		err = usbeth_bql_check_request(&req);
-		if (err)
-			goto unlock;
 	}
 	if (!n) {
 		NL_SET_ERR_MSG(extack, "nothing to set");
@@ -784,48 +871,15 @@ static int usbeth_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto unlock;
 	}
-	for (i = 0; i < ARRAY_SIZE(usbeth_knob_list); i++) {
-		const struct usbeth_knob *k = usbeth_knob_list[i];
-		struct usbeth_saved *s = &sv[nsv];
-
-		if (!tb[k->attr])
-			continue;
-		s->knob = k;
-		s->attr = tb[k->attr];
-		s->first = 0;
-		s->last = 1;
-		if (k->per_queue) {
-			s->first = req.bql_queue >= 0 ? req.bql_queue : 0;
-			s->last = req.bql_queue >= 0 ? req.bql_queue + 1 :
-				  req.dev->real_num_tx_queues;
-		}
-		nsv++;
-		s->old = kcalloc(max(s->last - s->first, 1U), sizeof(u32),
-				 GFP_KERNEL);
-		s->written = bitmap_zalloc(max(s->last - s->first, 1U),
-					   GFP_KERNEL);
-		if (!s->old || !s->written) {
-			err = -ENOMEM;
-			goto free;
-		}
-		for (q = s->first; q < s->last; q++) {
-			/* the coalesce knobs from one read (fill_dev too) */
-			if (k->set_group && !coal_read)
-				err = usbeth_coalesce_get_all(req.dev, coal,
-							      false);
-			coal_read |= k->set_group && !err;
-			if (k->set_group && !err)
-				s->old[0] = coal[k - usbeth_coalesce_knobs];
-			else if (!err)
-				err = k->get(req.dev, k->attr, q,
-					     &s->old[q - s->first]);
-			if (err) {
-				usbeth_extack_msg(extack, s->attr,
-						  "cannot read the current value from the driver",
-						  "%s: cannot read the current value from %s (%d)",
-						  k->name, req.name, err);
+	for (bp = usbeth_backends; *bp; bp++) {
+		for (k = (*bp)->knobs; k < (*bp)->knobs + (*bp)->n; k++) {
+			if (!tb[k->attr])
+				continue;
+			/* counted first: the cleanup frees what it holds */
+			err = usbeth_save(&req, *bp, k, &sv[nsv++], &group_read,
+					  vals);
+			if (err)
 				goto free;
-			}
 		}
 	}
 
@@ -926,6 +980,8 @@ int usbeth_netlink_init(void)
 	unsigned int i;
 	int err;
 
+	if (WARN_ON(!usbeth_backends_valid()))
+		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(usbeth_set_locks); i++)
 		mutex_init(&usbeth_set_locks[i]);
 	err = genl_register_family(&usbeth_family);

@@ -124,6 +124,46 @@ struct usbeth_knob {
 	bool (*wakes)(struct net_device *dev, int attr);
 };
 
+/*
+ * A backend: the knobs usbeth reaches through one driver interface, and
+ * what it adds to a device's state and checks of a request beyond them.
+ * usbeth_backends[] lists every backend, NULL-terminated, in the order a
+ * SET applies their knobs and a message carries their values: each
+ * backend's knobs in its array's order, so the netlink contract's
+ * attribute order is that of the table. Every op is optional.
+ *
+ * A device's state is gathered in three passes over the table, in this
+ * order (the message's): each knob's get(), but for set_group knobs; each
+ * backend's read_all() for its set_group knobs; each backend's prepare().
+ */
+struct usbeth_backend {
+	const char *name;
+	const struct usbeth_knob *knobs;
+	unsigned int n;			/* <= USBETH_BACKEND_KNOBS */
+	unsigned int nextra;		/* values prepare() adds to st->vals */
+	/*
+	 * Every knob's value from one driver call, vals[i] knobs[i]'s: how
+	 * the set_group knobs are read, so that the values of one group come
+	 * from one moment. Calls the driver's ethtool ops: a read that must
+	 * not wake the device does without. Needed by set_group knobs.
+	 */
+	int (*read_all)(struct net_device *dev, u32 *vals, bool ops_held);
+	/* What st carries beyond the knobs' values; may fail (no memory). */
+	int (*prepare)(struct net_device *dev, struct usbeth_state *st);
+	/* What fill() adds to the message of st, and at most of dev's. */
+	size_t (*size)(const struct usbeth_state *st);
+	size_t (*max_size)(const struct net_device *dev);
+	/* Writes st's attributes beyond its values, after every value. */
+	int (*fill)(struct sk_buff *skb, const struct usbeth_state *st);
+	/* Checks of a SET as a whole, after every knob's check(). */
+	int (*validate)(const struct usbeth_req *req);
+};
+
+/* The most knobs one backend has: a SET's group is read into a stack array */
+#define USBETH_BACKEND_KNOBS 8
+
+extern const struct usbeth_backend *const usbeth_backends[];
+
 /* device.c: classification */
 void usbeth_ident(struct net_device *dev, struct usbeth_ident *id);
 const char *usbeth_driver_name(struct net_device *dev, char *buf, size_t len,
@@ -163,6 +203,7 @@ void usbeth_notifier_exit(void);
 int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 		   struct usbeth_state *st);
 void usbeth_state_free(struct usbeth_state *st);
+void usbeth_state_add(struct usbeth_state *st, int attr, u32 val);
 void usbeth_notify_dev(struct net_device *dev, u8 cmd);
 int usbeth_netlink_init(void);
 void usbeth_netlink_exit(void);
@@ -181,11 +222,13 @@ int usbeth_ncm_init(void);
 void usbeth_ncm_exit(void);
 int usbeth_ncm_read(struct net_device *dev, const char *name, u32 *val);
 extern const struct usbeth_knob usbeth_ncm_knobs[3];
+extern const struct usbeth_backend usbeth_ncm_backend;
 
 /* gadget.c: u_ether */
 bool usbeth_gadget_qmult_available(void);
 int usbeth_gadget_get_qmult(struct net_device *dev, u32 *val);
 extern const struct usbeth_knob usbeth_gadget_knobs[1];
+extern const struct usbeth_backend usbeth_gadget_backend;
 
 /* coalesce.c: ethtool coalesce ops */
 u32 usbeth_coalesce_caps(struct net_device *dev);
@@ -206,6 +249,7 @@ int usbeth_coalesce_update(struct net_device *dev, usbeth_coalesce_edit_t edit,
 #define USBETH_COAL_CAPS (USBETH_CAP_COAL_TX_USECS | USBETH_CAP_COAL_TX_FRAMES | \
 			  USBETH_CAP_COAL_RX_USECS | USBETH_CAP_COAL_RX_FRAMES)
 extern const struct usbeth_knob usbeth_coalesce_knobs[4];
+extern const struct usbeth_backend usbeth_coalesce_backend;
 
 /* bql.c */
 bool usbeth_bql_capable(struct net_device *dev);
@@ -215,5 +259,6 @@ int usbeth_bql_fill(struct sk_buff *skb, const struct usbeth_state *st);
 size_t usbeth_bql_size(unsigned int nqueues);
 int usbeth_bql_check_request(const struct usbeth_req *req);
 extern const struct usbeth_knob usbeth_bql_knobs[3];
+extern const struct usbeth_backend usbeth_bql_backend;
 
 #endif /* _USBETH_H */
