@@ -199,14 +199,49 @@ void usbeth_qmult_changed(struct net_device *dev,
 int usbeth_notifier_init(void);
 void usbeth_notifier_exit(void);
 
-/* netlink.c */
+/* netlink.c: the family */
+extern struct genl_family usbeth_family;
+int usbeth_netlink_init(void);
+void usbeth_netlink_exit(void);
+
+/* A device a GET or SET works on, and how it is held. */
+struct usbeth_hold {
+	struct net_device *dev;
+	netdevice_tracker tracker;
+	bool rtnl;		/* under rtnl */
+	bool host;		/* inside usbeth_host_enter() */
+	struct mutex *lock;	/* a SET's usbeth_set_lock(), where taken */
+	char name[IFNAMSIZ];	/* dev's name, see usbeth_hold_name() */
+};
+
+/* access.c: lookup, hold, the SET mutexes */
+void usbeth_access_init(void);
+int usbeth_hold(struct net *net, struct nlattr **tb, bool set,
+		struct netlink_ext_ack *extack, struct usbeth_hold *h);
+void usbeth_release(struct usbeth_hold *h);
+const char *usbeth_hold_name(struct usbeth_hold *h);
+
+/* state.c: a device's state and message */
 int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 		   struct usbeth_state *st);
 void usbeth_state_free(struct usbeth_state *st);
 void usbeth_state_add(struct usbeth_state *st, int attr, u32 val);
+int usbeth_fill(struct sk_buff *skb, const struct usbeth_state *st,
+		const char *name, u32 portid, u32 seq, int flags, u8 cmd,
+		u32 left);
+struct sk_buff *usbeth_msg(const struct usbeth_state *st, const char *name,
+			   u32 portid, u32 seq, u8 cmd, u32 left);
+size_t usbeth_msg_size(const struct net_device *dev);
+
+/* set.c: the SET transaction */
+int usbeth_set(struct usbeth_hold *h, struct genl_info *info);
+
+/* notify.c */
+void usbeth_notify_start(void);
+void usbeth_notify_stop(void);
 void usbeth_notify_dev(struct net_device *dev, u8 cmd);
-int usbeth_netlink_init(void);
-void usbeth_netlink_exit(void);
+void usbeth_notify_change(struct net_device *dev, const char *name,
+			  struct genl_info *info, u32 left);
 
 /* host.c: host-side netdevs worked on without rtnl */
 int usbeth_host_enter(struct net *net, struct net_device *dev, char *name);
