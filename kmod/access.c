@@ -44,6 +44,10 @@ void usbeth_access_init(void)
 
 void usbeth_release(struct usbeth_hold *h)
 {
+	if (h->rtnl)
+		ASSERT_RTNL();
+	if (h->lock)
+		lockdep_assert_held(h->lock);
 	if (h->host)
 		usbeth_host_leave(h->dev);
 	if (h->rtnl)
@@ -77,6 +81,7 @@ int usbeth_hold(struct net *net, struct nlattr **tb, bool set,
 	struct net_device *dev;
 	int err;
 
+	might_sleep();
 	if (!!idx == !!name) {
 		NL_SET_ERR_MSG(extack,
 			       "give exactly one of ifindex and ifname");

@@ -132,12 +132,14 @@ int usbeth_host_enter(struct net *net, struct net_device *dev, char *name)
 
 void usbeth_host_leave(struct net_device *dev)
 {
+	lockdep_assert_held_read(host_sem(dev));
 	up_read(host_sem(dev));
 }
 
 /* dev's name again, for a request that entered it: it may have been renamed */
 void usbeth_host_name(struct net_device *dev, char *name)
 {
+	lockdep_assert_held_read(host_sem(dev));
 	host_name(dev, name, false);
 }
 

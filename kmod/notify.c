@@ -46,6 +46,8 @@ void usbeth_notify_dev(struct net_device *dev, u8 cmd)
 	struct sk_buff *skb;
 	int err;
 
+	ASSERT_RTNL();
+	might_sleep();
 	if (!READ_ONCE(usbeth_family_live))
 		return;
 	err = usbeth_prepare(dev, cmd != USBETH_CMD_DEL_NTF,
@@ -75,6 +77,7 @@ noinline void usbeth_notify_change(struct net_device *dev, const char *name,
 	struct usbeth_state st;
 	int err;
 
+	might_sleep();
 	err = usbeth_prepare(dev, true, false, &st);
 	msg = err ? ERR_PTR(err) :
 	      usbeth_msg(&st, name, info->snd_portid, info->snd_seq,

@@ -11,6 +11,7 @@
  */
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include "usbeth.h"
 
@@ -232,6 +233,14 @@ int usbeth_set(struct usbeth_hold *h, struct genl_info *info)
 	u32 left;
 	char drv[32];
 	int err;
+
+	/* SETs of one device are serialised (usbeth.h): rtnl, or its mutex */
+	lockdep_assert(h->rtnl || h->lock);
+	if (h->rtnl)
+		ASSERT_RTNL();
+	if (h->lock)
+		lockdep_assert_held(h->lock);
+	might_sleep();
 
 	req.dev = h->dev;
 	req.name = h->name;

@@ -55,6 +55,7 @@ int usbeth_prepare(struct net_device *dev, bool full, bool ops_held,
 	int awake, err = 0;
 	u32 val;
 
+	might_sleep();
 	memset(st, 0, sizeof(*st));
 	st->ifindex = dev->ifindex;
 	usbeth_ident(dev, id);

@@ -2,21 +2,37 @@
 /*
  * usbeth internals.
  *
- * Locking: a genl handler holds a reference on the device it works on and
- * takes rtnl unless usbeth_needs_rtnl() says the device does without (USB
- * host-side netdevs whose knobs are all sysfs-style: see device.c), which
- * it works on inside usbeth_host_enter() instead (host.c: the device stays
- * registered in the caller's netns meanwhile); dumps and the netdev
- * notifiers run under rtnl. SETs of one device are serialised by rtnl where
- * it is taken, else by one of netlink.c's set mutexes, picked by a hash of
- * the device (usbeth_set_lock(), shared by the devices hashed alike) and
- * taken before host.c's read side; a SET of a device host.c has no record
- * of takes rtnl too, inside that mutex (the mutex, then rtnl). The
+ * Locking. The one statement of the lock order; every file follows it.
+ * Outermost first: a task holding one of these takes only those below it.
+ *
+ *   1. a SET's usbeth_set_lock() (access.c): host-side devices only
+ *   2. rtnl
+ *   3. host.c's host_sems, by slot: the write side by its netdev notifier
+ *      (under rtnl); the read side by a request (usbeth_host_enter()),
+ *      which then takes none of 2. while it holds it
+ *   4. the device's instance lock (usbeth_lock_ops(), coalesce.c; the
+ *      kernel's own, taken inside rtnl), where its driver asks for one;
+ *      never inside 3.'s read side, whose devices have no ethtool ops
+ *      usbeth calls (usbeth_needs_rtnl())
+ *   5. the driver core's dpm_list_mtx (usbeth_with_gadget(), gadget_rec.c)
+ *   6. the composite device's spinlock (a qmult write, gadget.c)
+ *
+ * Leaves, taken with no other usbeth lock inside: ncm.c's ncm_page_lock,
+ * host.c's host_name_lock.
+ *
+ * What each holds. A GET or SET holds a reference on its device and keeps
+ * it registered in the caller's netns (usbeth_hold()): under rtnl, unless
+ * usbeth_needs_rtnl() says the device does without (USB host-side netdevs
+ * whose knobs are all sysfs-style: device.c), which it works on inside
+ * usbeth_host_enter() instead; a host-side device host.c has no record of
+ * falls back to rtnl. SETs of one device are serialised: by rtnl where it
+ * is taken, else by its usbeth_set_lock() (one of a hash's mutexes,
+ * shared by the devices hashed alike), which such a SET keeps across the
+ * fall back to rtnl. Dumps and the netdev notifiers run under rtnl, NEW
+ * with the instance lock held where the driver has one (ops_held). The
  * gadget records (gadget_rec.c) are only touched under rtnl, which gadget
- * netdevs always get. A gadget is touched only under the driver core's
- * dpm_list_mtx (usbeth_with_gadget()), and a qmult write takes the
- * composite device's spinlock inside it (gadget.c): rtnl, then
- * dpm_list_mtx, then that spinlock.
+ * netdevs always get. Every path above may sleep: none runs in atomic
+ * context (might_sleep() where it starts).
  */
 #ifndef _USBETH_H
 #define _USBETH_H
