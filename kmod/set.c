@@ -71,15 +71,26 @@ static int usbeth_set_group(const struct usbeth_req *req,
 	return 0;
 }
 
+/*
+ * Whether a and b are of one group: one backend's knobs with one
+ * set_group, so a group never has more knobs than its backend, whose
+ * count usbeth_set_group()'s arrays are sized by (USBETH_BACKEND_KNOBS).
+ */
+static bool usbeth_same_group(const struct usbeth_saved *a,
+			      const struct usbeth_saved *b)
+{
+	return a->knob->set_group && a->backend == b->backend &&
+	       a->knob->set_group == b->knob->set_group;
+}
+
 /* How many of sv[i..nsv) share sv[i]'s set_group (at least 1). */
 static unsigned int usbeth_group_len(const struct usbeth_saved *sv,
 				     unsigned int i, unsigned int nsv)
 {
 	unsigned int j = i + 1;
 
-	if (sv[i].knob->set_group)
-		while (j < nsv && sv[j].knob->set_group == sv[i].knob->set_group)
-			j++;
+	while (j < nsv && usbeth_same_group(&sv[i], &sv[j]))
+		j++;
 	return j - i;
 }
 
@@ -101,8 +112,8 @@ static u32 usbeth_put_back(const struct usbeth_req *req,
 	quiet.extack = NULL;
 	for (i = n; i-- > 0;) {
 		if (sv[i].knob->set_group) {
-			for (s = i; s > 0 && sv[s - 1].knob->set_group ==
-					     sv[i].knob->set_group; s--)
+			for (s = i; s > 0 && usbeth_same_group(&sv[s - 1], &sv[i]);
+			     s--)
 				;
 			err = usbeth_set_group(&quiet, sv + s, i + 1 - s, true,
 					       &called);
@@ -312,10 +323,10 @@ int usbeth_set(struct usbeth_hold *h, struct genl_info *info)
 	 * again.
 	 */
 	for (i = 0; i < nsv; i += len) {
-		const struct usbeth_knob *k = sv[i].knob;
 		u32 val = nla_get_u32(sv[i].attr);
 		bool called;
 
+		k = sv[i].knob;
 		len = usbeth_group_len(sv, i, nsv);
 		if (k->set_group) {
 			err = usbeth_set_group(&req, sv + i, len, false, &called);
