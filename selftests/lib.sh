@@ -1070,9 +1070,11 @@ sysfs_of() {
 }
 
 # wait_line FILE REGEX [N]: until N (default 1) lines of FILE, which a
-# process is writing, match (tail -f follows it by inotify), at most 60 s
+# process is writing, match (tail follows it by inotify), at most 60 s.
+# FILE may not be there yet: a process started with `> FILE &` opens it
+# after the fork, and tail -F waits for it to appear.
 wait_line() {
-	timeout 60 tail -n +1 -f "$1" | grep -q -m "${3:-1}" -E "$2"
+	timeout 60 tail -n +1 -F "$1" 2>/dev/null | grep -q -m "${3:-1}" -E "$2"
 }
 
 # changes_after_del FILE: the first 3 "change" lines of a `usbethctl
