@@ -526,12 +526,23 @@ static int timer_set(const struct usbeth_req *req, int attr,
 	u32 now;
 	int err = ncm_knob_write(req, attr, val, &now);
 
-	if (err && !ncm_driver_said(req, nla))
+	if (err) {
+		if (!ncm_driver_said(req, nla))
+			usbeth_extack_msg(req->extack, nla,
+					  "tx-timer-usecs: the driver refused it",
+					  "tx-timer-usecs %u: %s refused it (%d)",
+					  val, req->name, err);
+		return err;
+	}
+	/* cdc_ncm keeps the timer in ns: what it holds reads back exactly */
+	if (now != val) {
 		usbeth_extack_msg(req->extack, nla,
-				  "tx-timer-usecs: the driver refused it",
-				  "tx-timer-usecs %u: %s refused it (%d)", val,
-				  req->name, err);
-	return err;
+				  "tx-timer-usecs: the driver kept another value",
+				  "tx-timer-usecs %u: %s kept %u", val,
+				  req->name, now);
+		return -EIO;
+	}
+	return 0;
 }
 
 const struct usbeth_knob usbeth_ncm_knobs[3] = {
