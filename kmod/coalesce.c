@@ -305,12 +305,12 @@ static int coal_set_group(const struct usbeth_req *req, const int *attrs,
 				  "the driver refused the coalesce values",
 				  "%s %u (and more): %s refused them (%d)",
 				  coal_name(attrs[0]), vals[0],
-				  req->dev->name, err);
+				  req->name, err);
 	else
 		usbeth_extack_msg(req->extack, nla,
 				  "the driver refused the coalesce values",
 				  "%s %u: %s refused it (%d)", coal_name(attrs[0]),
-				  vals[0], req->dev->name, err);
+				  vals[0], req->name, err);
 	return err;
 }
 

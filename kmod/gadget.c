@@ -114,7 +114,7 @@ static int qmult_set(const struct usbeth_req *req, int attr, unsigned int queue,
 	if (!w.get || !w.set) {
 		usbeth_extack_msg(req->extack, nla, "qmult: u_ether is not loaded",
 				  "qmult: u_ether is not loaded for %s",
-				  req->dev->name);
+				  req->name);
 		err = -EOPNOTSUPP;
 		goto out;
 	}
@@ -125,12 +125,12 @@ static int qmult_set(const struct usbeth_req *req, int attr, unsigned int queue,
 	err = w.err;
 	if (err == -ENODEV)
 		usbeth_extack_msg(req->extack, nla, "qmult: the device is going away",
-				  "qmult: %s is going away", req->dev->name);
+				  "qmult: %s is going away", req->name);
 	else if (err)
 		usbeth_extack_msg(req->extack, nla,
 				  "qmult: the gadget is being bound or unbound",
 				  "qmult: %s's gadget is being bound or unbound",
-				  req->dev->name);
+				  req->name);
 	else
 		usbeth_qmult_changed(req->dev, &w.c);
 out:

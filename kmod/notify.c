@@ -66,13 +66,16 @@ void usbeth_notify_dev(struct net_device *dev, u8 cmd)
  * CHANGE: what a SET left the device with, to the monitor group (and to
  * the requester if it asked for an echo). left: the knobs a refused SET
  * could not put back (left-changed); the requester gets that message
- * whether it asked for an echo or not, before its error. Not inlined: the
+ * whether it asked for an echo or not, before its error. Returns 0, or
+ * -ENOBUFS when such a message owed to the requester could not be built or
+ * queued (it is told in its error's message instead). Not inlined: the
  * daemon's benchmarks time a SET's effect by a kprobe here
  * (selftests/bench/usbeth_kprobes.sh).
  */
-noinline void usbeth_notify_change(struct net_device *dev, const char *name,
-				   struct genl_info *info, u32 left)
+noinline int usbeth_notify_change(struct net_device *dev, const char *name,
+				  struct genl_info *info, u32 left)
 {
+	bool owed = left && !(info->nlhdr->nlmsg_flags & NLM_F_ECHO);
 	struct sk_buff *msg, *req_msg = NULL;
 	struct usbeth_state st;
 	int err;
@@ -85,11 +88,16 @@ noinline void usbeth_notify_change(struct net_device *dev, const char *name,
 	usbeth_state_free(&st);
 	if (IS_ERR(msg)) {
 		usbeth_notify_lost(genl_info_net(info));
-		return;
+		return owed ? -ENOBUFS : 0;
 	}
-	if (left && !(info->nlhdr->nlmsg_flags & NLM_F_ECHO))
+	if (owed) {
 		req_msg = skb_clone(msg, GFP_KERNEL);
+		if (!req_msg)
+			err = -ENOBUFS;
+	}
 	genl_notify(&usbeth_family, msg, info, 0, GFP_KERNEL);
-	if (req_msg)
-		genlmsg_unicast(genl_info_net(info), req_msg, info->snd_portid);
+	if (req_msg &&
+	    genlmsg_unicast(genl_info_net(info), req_msg, info->snd_portid))
+		err = -ENOBUFS;
+	return err;
 }

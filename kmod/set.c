@@ -148,15 +148,25 @@ static u32 usbeth_put_back(const struct usbeth_req *req,
  * The reply to a SET that left knobs changed says so: the message names
  * the device, the knob refused and the knob left changed (or how many),
  * and the CHANGE sent to the requester carries them all (left-changed).
+ * unsent: that CHANGE could not be built or queued, and the message tells
+ * the requester to read the device back instead.
  */
 static void usbeth_extack_left(struct netlink_ext_ack *extack,
 			       const struct usbeth_saved *failed,
-			       const char *ifname, u32 left, int err)
+			       const char *ifname, u32 left, int err,
+			       bool unsent)
 {
 	const struct usbeth_backend *const *bp;
 	const struct usbeth_knob *k;
 	const char *knob_left = NULL;
 
+	if (unsent) {
+		usbeth_extack_msg(extack, failed->attr,
+				  "refused, the device is left partly changed: read it back",
+				  "%s: %s refused (%d), its state unsent: read back",
+				  ifname, failed->knob->name, err);
+		return;
+	}
 	for (bp = usbeth_backends; *bp; bp++)
 		for (k = (*bp)->knobs; k < (*bp)->knobs + (*bp)->n; k++)
 			if (k->flag == left)
@@ -362,8 +372,10 @@ refused:
 	/* a device left changed is a change too, and the requester is told */
 	left = usbeth_put_back(&req, sv, i + len);
 	if (left) {
-		usbeth_extack_left(extack, &sv[i], req.name, left, err);
-		usbeth_notify_change(req.dev, usbeth_hold_name(h), info, left);
+		bool unsent = usbeth_notify_change(req.dev, usbeth_hold_name(h),
+						   info, left);
+
+		usbeth_extack_left(extack, &sv[i], req.name, left, err, unsent);
 	}
 free:
 	for (i = 0; i < nsv; i++) {

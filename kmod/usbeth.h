@@ -256,8 +256,8 @@ int usbeth_set(struct usbeth_hold *h, struct genl_info *info);
 void usbeth_notify_start(void);
 void usbeth_notify_stop(void);
 void usbeth_notify_dev(struct net_device *dev, u8 cmd);
-void usbeth_notify_change(struct net_device *dev, const char *name,
-			  struct genl_info *info, u32 left);
+int usbeth_notify_change(struct net_device *dev, const char *name,
+			 struct genl_info *info, u32 left);
 
 /* host.c: host-side netdevs worked on without rtnl */
 int usbeth_host_enter(struct net *net, struct net_device *dev, char *name);
