@@ -108,7 +108,7 @@ while [ "$inj" -gt 0 ] && [ $n -lt 50 ]; do
 	ip -n "$B" link set dev "$D" netns "$H" || bail "cannot move $D back"
 	seen "$mon_h" "$fh" "$(ev new)" || bail "$D moved back, and $H's listener did not hear it"
 done
-ktap_info "$n fault points, $lost_h DELs and $lost_b NEWs reported lost"
+ktap_info "$((n - 1 + inj)) fault points, $lost_h DELs and $lost_b NEWs reported lost"
 ktap_expect_eq swept_to_the_end "$inj" 0
 ktap_check del_lost_heard test "$lost_h" -gt 0
 ktap_check new_lost_heard test "$lost_b" -gt 0
