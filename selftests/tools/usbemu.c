@@ -622,8 +622,10 @@ static int control(const uint8_t *setup, const uint8_t *odata, uint32_t olen, ui
 			put32le(out, E.ntb_in);
 			return 4;
 		case 0x86:	/* SET_NTB_INPUT_SIZE */
+			/* a device whose dwNtbInMaxSize is below the spec's
+			 * 2048 (--ntb-in) takes 2048, what cdc_ncm asks of it */
 			if (E.refuse_ntb_in || olen < 4 || get32le(odata) < 2048 ||
-			    get32le(odata) > E.ntb_in_max) {
+			    get32le(odata) > (E.ntb_in_max < 2048 ? 2048 : E.ntb_in_max)) {
 				E.ntb_in_refused++;
 				return -1;
 			}
@@ -1448,6 +1450,8 @@ static void usage(FILE *f)
 	      "  -c, --ctl PATH                the control socket\n"
 	      "  -p, --port N                  the vhci_hcd port (default: the first free)\n"
 	      "      --ntb SIZE                NCM: dwNtbIn/OutMaxSize (ncm 16384, dock 65536)\n"
+	      "      --ntb-in SIZE             NCM: dwNtbInMaxSize alone, 1024 to 65536 (below\n"
+	      "                                2048 a device against the spec, which then takes 2048)\n"
 	      "      --steps MS:UP:DOWN,...    cycle the rates (bit/s) through these steps\n"
 	      "      --usbip-fd FD             speak USB/IP on FD, attached to nothing (tests)\n"
 	      "      --far-fd FD               the far side is FD, a frame per datagram (tests)\n"
@@ -1468,6 +1472,7 @@ int main(int argc, char **argv)
 		{ "ctl", required_argument, NULL, 'c' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "ntb", required_argument, NULL, 'N' },
+		{ "ntb-in", required_argument, NULL, 'I' },
 		{ "usbip-fd", required_argument, NULL, 'U' },
 		{ "far-fd", required_argument, NULL, 'F' },
 		{ "steps", required_argument, NULL, 'S' },
@@ -1475,7 +1480,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *netns = NULL, *id = NULL, *mac = NULL, *steps = NULL;
-	uint64_t ntb = 0;
+	uint64_t ntb = 0, ntb_in = 0;
 	int o, port = -1, usbip_fd = -1, far_fd = -1;
 	char err[256];
 
@@ -1503,6 +1508,10 @@ int main(int argc, char **argv)
 		case 'N':
 			if (!parse_u64(optarg, &ntb) || ntb < 2048 || ntb > 65536)
 				die("--ntb %s: 2048 to 65536", optarg);
+			break;
+		case 'I':
+			if (!parse_u64(optarg, &ntb_in) || ntb_in < 1024 || ntb_in > 65536)
+				die("--ntb-in %s: 1024 to 65536", optarg);
 			break;
 		case 'S': steps = optarg; break;
 		case 'U': usbip_fd = atoi(optarg); break;
@@ -1537,6 +1546,8 @@ int main(int argc, char **argv)
 	if (ntb)
 		E.ntb_in_max = ntb;
 	E.ntb_out_max = E.ntb_in = E.ntb_in_max;
+	if (ntb_in)
+		E.ntb_in_max = E.ntb_in = ntb_in;
 	if (id) {
 		unsigned int v, p;
 
