@@ -373,7 +373,7 @@ refused:
 	left = usbeth_put_back(&req, sv, i + len);
 	if (left) {
 		bool unsent = usbeth_notify_change(req.dev, usbeth_hold_name(h),
-						   info, left);
+						   info, left) < 0;
 
 		usbeth_extack_left(extack, &sv[i], req.name, left, err, unsent);
 	}
