@@ -10,7 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 
 trap 'emu_teardown' EXIT
-ktap_plan 6
+ktap_plan 7
 need_usbeth_prog USBETH_CLI
 emu_setup
 emu_plug small ncm --ntb-in 1024
@@ -44,4 +44,5 @@ case $rc:$out in
 *) ktap_fail above_refused "wanted '$want' in: $out" ;;
 esac
 ktap_expect_eq sysfs_kept "$(ncm rx_max)" 2048
+ktap_expect_eq device_kept "$(emu_stat small ntb-in)" 2048
 ktap_finish

@@ -17,11 +17,11 @@ source "$(dirname "$0")/lib.sh"
 
 FS=/sys/kernel/debug/failslab
 B=usbeth-nl-b
-MON_PIDS=
+NL_MON_PIDS=
 cleanup() {
 	[ -d "$FS" ] && { echo Y > "$FS/ignore-gfp-wait"; echo 2 > "$FS/verbose"
 		echo 0 > "$FS/require-start"; echo 0xffffffffffffffff > "$FS/require-end"; } 2>/dev/null
-	kill $MON_PIDS 2>/dev/null
+	kill $NL_MON_PIDS 2>/dev/null
 	ip netns del "$B" 2>/dev/null
 	ncm_teardown
 }
@@ -55,7 +55,7 @@ monitor() {
 	local log
 	log=$(mktemp)
 	ip netns exec "$1" "$USBETH_CLI" -j monitor list > "$log" 2>&1 &
-	MON_PIDS="$MON_PIDS $!"
+	NL_MON_PIDS="$NL_MON_PIDS $!"
 	wait_line "$log" '"event": ?"existing"' || bail "usbeth monitor in $1 did not list: $(cat "$log")"
 	echo "$log"
 }
