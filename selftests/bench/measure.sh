@@ -28,16 +28,20 @@ rtts() {
 # idle with nothing to send, and that the emulator woke late for what was
 # due (usbemu's late-us; "-" without)
 __wire() {
-	local f=/sys/class/net/${WIRE_IF#* }/statistics/rx_bytes b0 b1 t0 t1 i0=0 i1=0 l0=0 l1=0
-	b0=$(ip netns exec "${WIRE_IF% *}" cat "$f"); t0=$(date +%s%N)
+	local f=/sys/class/net/${WIRE_IF#* }/statistics/rx_bytes b i0=0 i1=0 l0=0 l1=0
+	# each counter read beside its timestamp in one shell, with no process
+	# started between them: a fork of ip and cat under TCG takes tens of
+	# milliseconds, and its spread came to 5% of a 3.5 s window
 	[ -n "${WIRE_CTL:-}" ] && read -r i0 l0 < <(__idle_late_us)
-	sleep "$1"
-	b1=$(ip netns exec "${WIRE_IF% *}" cat "$f"); t1=$(date +%s%N)
+	b=$(ip netns exec "${WIRE_IF% *}" bash -c 'read -r b0 < "$1"; t0=$EPOCHREALTIME
+		sleep "$2"; read -r b1 < "$1"; t1=$EPOCHREALTIME
+		echo "$((b1 - b0)) $(( ${t1//[.,]/} - ${t0//[.,]/} ))"' _ "$f" "$1")
 	[ -n "${WIRE_CTL:-}" ] && read -r i1 l1 < <(__idle_late_us)
-	awk -v b="$((b1 - b0))" -v t="$((t1 - t0))" -v i="$((i1 - i0))" -v l="$((l1 - l0))" \
+	# t in microseconds; idle-us and late-us too
+	awk -v b="${b% *}" -v t="${b#* }" -v i="$((i1 - i0))" -v l="$((l1 - l0))" \
 		-v c="${WIRE_CTL:-}" 'BEGIN {
-		if (c == "") printf "%.2f - -\n", b * 8 * 1000 / t
-		else printf "%.2f %.1f %.1f\n", b * 8 * 1000 / t, i * 100000 / t, l * 100000 / t }'
+		if (c == "") printf "%.2f - -\n", b * 8 / t
+		else printf "%.2f %.1f %.1f\n", b * 8 / t, i * 100 / t, l * 100 / t }'
 }
 __idle_late_us() {
 	"$USBEMU" ctl "${WIRE_CTL% *}" stats | tr ' ' '\n' |
