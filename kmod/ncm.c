@@ -10,7 +10,7 @@
  * tx_timer_usecs re-arms the driver's hrtimer. Nothing is written behind
  * the driver's back, and no driver struct layout is assumed.
  *
- * A cdc_ncm that speaks ethtool for these knobs (upstream/0005: coalesce
+ * A cdc_ncm that speaks ethtool for these knobs (upstream/0006: coalesce
  * tx-aggr-max-bytes and tx-aggr-time-usecs, ringparam rx-buf-len) is
  * driven through those operations instead, as ethtool's netlink requests
  * drive them, and ethtool's listeners hear of each change. Which path a

@@ -9,7 +9,7 @@
 #     value above the gadget's advertised 16384 is refused naming the max;
 #   - tx-timer-usecs: 0 sends every frame at once (no timer flushes), a
 #     timer value makes sparse traffic wait for the timer (a cdc_ncm with
-#     upstream/0006 sends it at once on the idle link all the same);
+#     upstream/0007 sends it at once on the idle link all the same);
 #   - an invalid last knob leaves the device exactly as it was.
 source "$(dirname "$0")/lib.sh"
 
@@ -26,7 +26,7 @@ sys_stat() { sysfs_of "$H" "$D" "statistics/$1"; }
 # sent, both its own counters, so a transfer that did not complete, or
 # one iperf_bytes ran again, still compares per byte (CI once saw 447
 # NTBs for a "4 MiB" that cannot have been 4 MiB at 4 KiB an NTB).
-# A cdc_ncm that sends at once whenever the link goes idle (upstream/0006,
+# A cdc_ncm that sends at once whenever the link goes idle (upstream/0007,
 # which counts those as tx_reason_idle) sends NTBs well short of tx_max
 # where the host, not the link, is the bottleneck (a debug kernel: 3.6 KiB
 # on average at tx_max 16384); there the NTBs that went out full
@@ -89,7 +89,7 @@ ktap_check set_tx_timer_0 ue "$H" set "$D" tx_timer_usecs=0
 ktap_expect_eq timer_off_no_timeouts "$(timeouts_for_pings)" 0
 ue "$H" set "$D" tx_timer_usecs=400
 ktap_expect_eq tx_timer_in_sysfs "$(sys tx_timer_usecs)" 400
-# A cdc_ncm that sends at once on an idle link (upstream/0006; it counts
+# A cdc_ncm that sends at once on an idle link (upstream/0007; it counts
 # those NTBs as tx_reason_idle, which is how it is told apart) does not
 # hold sparse pings for the timer at all: they count there instead.
 if [ -n "$(st tx_reason_idle)" ]; then

@@ -12,7 +12,7 @@
 #     change it (and sysfs writes show in ethtool); refusals keep the value;
 #   - tx-aggr-max-frames 1 makes every NTB carry one datagram;
 #   - a ping on an idle link leaves as soon as it is handed over
-#     (tx_reason_idle), not at the TX timer (0006);
+#     (tx_reason_idle), not at the TX timer (0007);
 #   - usbeth sets ntb-tx-max, tx-timer-usecs and ntb-rx-max through those
 #     operations: ethtool's monitor hears of each change;
 #   - `ethtool -g` on the gadget shows the request queues qmult sizes,
