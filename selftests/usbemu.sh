@@ -124,11 +124,9 @@ iperf_listen() {
 # rate_of NETNS IFNAME rx|tx SECONDS: bit/s through a netdev's byte counter
 # over a window (a measurement interval, not a wait on an event)
 rate_of() {
-	local f="/sys/class/net/$2/statistics/$3_bytes" b0 b1 t0 t1
-	b0=$(in_ns "$1" cat "$f"); t0=$(date +%s%N)
-	sleep "$4"
-	b1=$(in_ns "$1" cat "$f"); t1=$(date +%s%N)
-	echo $(( (b1 - b0) * 8 * 1000000000 / (t1 - t0) ))
+	local b
+	b=$(bytes_over "$@")
+	echo $(( ${b% *} * 8 * 1000000 / ${b#* } ))
 }
 # within5 NAME MEASURED WANTED: one result, MEASURED within 5% of WANTED
 within5() {

@@ -28,14 +28,9 @@ rtts() {
 # idle with nothing to send, and that the emulator woke late for what was
 # due (usbemu's late-us; "-" without)
 __wire() {
-	local f=/sys/class/net/${WIRE_IF#* }/statistics/rx_bytes b i0=0 i1=0 l0=0 l1=0
-	# each counter read beside its timestamp in one shell, with no process
-	# started between them: a fork of ip and cat under TCG takes tens of
-	# milliseconds, and its spread came to 5% of a 3.5 s window
+	local b i0=0 i1=0 l0=0 l1=0
 	[ -n "${WIRE_CTL:-}" ] && read -r i0 l0 < <(__idle_late_us)
-	b=$(ip netns exec "${WIRE_IF% *}" bash -c 'read -r b0 < "$1"; t0=$EPOCHREALTIME
-		sleep "$2"; read -r b1 < "$1"; t1=$EPOCHREALTIME
-		echo "$((b1 - b0)) $(( ${t1//[.,]/} - ${t0//[.,]/} ))"' _ "$f" "$1")
+	b=$(bytes_over "${WIRE_IF% *}" "${WIRE_IF#* }" rx "$1")
 	[ -n "${WIRE_CTL:-}" ] && read -r i1 l1 < <(__idle_late_us)
 	# t in microseconds; idle-us and late-us too
 	awk -v b="${b% *}" -v t="${b#* }" -v i="$((i1 - i0))" -v l="$((l1 - l0))" \
