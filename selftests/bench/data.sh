@@ -44,6 +44,9 @@
 #   dock        CDC NCM posing as a DisplayLink dock (17e9, cdc_ncm), 64 KiB
 #               NTBs, each bulk transfer costing the device 1 ms: a model,
 #               not a measured dock
+#   dock-busy   the same dock, each transfer costing it 4 ms: its rate is
+#               set by the NTB size (a 16 KiB NTB per 4 ms is 33 Mbit/s),
+#               not by the guest's CPU, as with the 1 ms dock
 # On these, ping probes go 20 ms apart (at least 200 per figure), the rate
 # on the wire is read off the receiving netdev's byte counter while they
 # run (up_wire, down_wire: Mbit/s of frames), with the share of that window
@@ -83,7 +86,7 @@
 #   USBETH_BENCH_ROUNDS   rounds (default 3)
 #   USBETH_BENCH_LINKS    links (default "ncm-full ncm-high ncm-super e1000e
 #                         usbnet usbnet-rndis dongle dongle-udp modem modem-step
-#                         modem-ncm dock")
+#                         modem-ncm dock dock-busy")
 #   USBETH_BENCH_SEED     the seed of the random order (default: the clock)
 #   USBETH_BENCH_SECS     seconds of each iperf3 run after its first (default 4)
 #   USBETH_BENCH_CONFIGS  an ERE: only configurations whose name, or
@@ -104,7 +107,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../usbethd_lib.sh"
 
 ROUNDS=${USBETH_BENCH_ROUNDS:-3}
-LINKS=${USBETH_BENCH_LINKS:-ncm-full ncm-high ncm-super e1000e usbnet usbnet-rndis dongle dongle-udp modem modem-step modem-ncm dock}
+LINKS=${USBETH_BENCH_LINKS:-ncm-full ncm-high ncm-super e1000e usbnet usbnet-rndis dongle dongle-udp modem modem-step modem-ncm dock dock-busy}
 SEED=${USBETH_BENCH_SEED:-$(date +%s)}
 [[ $SEED =~ ^[0-9]{1,10}$ ]] || bail "USBETH_BENCH_SEED '$SEED' is not a number"
 RANDOM=$SEED
@@ -165,6 +168,7 @@ declare -A EMU_ARGS=(
 	[modem-step]="modem mode=bloat buf-up=524288 buf-down=524288 delay-us=20000 --steps 2000:5M:10M,2000:1M:2M"
 	[modem-ncm]="ncm --id 2c7c:0900 --ntb 65536 mode=nak buf-up=65536 buf-down=65536 rate-up=5M rate-down=10M delay-us=20000"
 	[dock]="dock mode=nak buf-up=131072 buf-down=131072 service-us=1000"
+	[dock-busy]="dock mode=nak buf-up=131072 buf-down=131072 service-us=4000"
 )
 declare -A EMU_RATE=([dongle]="4000000 4000000" [dongle-udp]="4000000 4000000" [modem]="5000000 10000000"
 	[modem-ncm]="5000000 10000000")
@@ -210,8 +214,50 @@ link_down() {
 	ncm-*) ncm_unplug ;;
 	usbnet*) unet_unplug ;;
 	e1000e) ;;
-	*) emu_unplug bench ;;
+	*)
+		emu_unplug bench
+		ip -n "$EMU_HOST_NS" link del "$SHAPER_IFB" 2>/dev/null
+		;;
 	esac
+	return 0
+}
+
+# A shaper on the host side of an emulated link: no knob of usbeth's, the
+# ecosystem's remedy for a queue in the device (docs/performance.md): cake
+# at RATE bit/s on the host's egress (shaper-up) and on its ingress, through
+# an ifb the ingress is redirected to (shaper-down, cake's ingress mode),
+# each with cake's defaults otherwise, as systemd-networkd's [CAKE]
+# Bandwidth= sets it up.
+SHAPER_IFB=ifb-bench
+shaper_on() { # shaper_on NS IF UP_BPS DOWN_BPS ("-": that side left alone)
+	local ns=$1 dev=$2 up=$3 down=$4
+	if [ "$up" != - ]; then
+		tc -n "$ns" qdisc replace dev "$dev" root cake bandwidth "${up}bit" || return 1
+	fi
+	[ "$down" = - ] && return 0
+	ip -n "$ns" link add "$SHAPER_IFB" type ifb &&
+		ip -n "$ns" link set "$SHAPER_IFB" up &&
+		tc -n "$ns" qdisc replace dev "$SHAPER_IFB" root cake bandwidth "${down}bit" ingress &&
+		tc -n "$ns" qdisc add dev "$dev" handle ffff: ingress &&
+		tc -n "$ns" filter add dev "$dev" parent ffff: matchall \
+			action mirred egress redirect dev "$SHAPER_IFB"
+}
+# cake_rate NS IF: the bandwidth (bit/s) of the cake at IF's root, as tc
+# reads it back from the kernel, or "none"
+cake_rate() {
+	tc -n "$1" -j qdisc show dev "$2" root 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+try:
+    q = [x for x in json.load(sys.stdin) if x.get("root")]
+except ValueError:
+    q = []
+print(q[0]["options"]["bandwidth"] * 8 if q and q[0].get("kind") == "cake" else "none")' ||
+		echo none
+}
+# shaper_redirect NS IF: "ifb" when IF's ingress goes to the shaper's ifb
+shaper_redirect() {
+	tc -n "$1" filter show dev "$2" ingress 2>/dev/null | grep -q "Redirect to device $SHAPER_IFB" &&
+		echo ifb || echo none
 }
 
 # e1000e netdevs live on: what a cell changes is put back after it.
@@ -244,8 +290,16 @@ drv_state() {
 	e1000e) out+=("drv_rx_usecs=$(e1k_coalesce)") ;;
 	usbnet* | dongle* | modem*) out+=("drv_txqueuelen=$(sysfs_of "$HOST_NS" "$HOST_IF" tx_queue_len)") ;;
 	esac
+	if is_emu "$1"; then
+		out+=("drv_shaper_up=$(cake_rate "$HOST_NS" "$HOST_IF")")
+		if [ "$(shaper_redirect "$HOST_NS" "$HOST_IF")" = ifb ]; then
+			out+=("drv_shaper_down=$(cake_rate "$HOST_NS" "$SHAPER_IFB")")
+		else
+			out+=("drv_shaper_down=none")
+		fi
+	fi
 	case $1 in
-	modem-ncm | dock)
+	modem-ncm | dock*)
 		for f in tx_max rx_max tx_timer_usecs; do
 			out+=("drv_$f=$(sysfs_of "$HOST_NS" "$HOST_IF" "cdc_ncm/$f")")
 		done
@@ -300,6 +354,17 @@ cell() {
 		PROBE_INT=0.05
 	fi
 	[[ $knobs == @* ]] && { read -ra gad <<< "${knobs#@}"; knobs=; }
+	# the shaper's words are for tc, not usbeth (shaper_on)
+	local shp_up=- shp_down=- w rest=() i
+	read -ra w <<< "$knobs"
+	for ((i = 0; i < ${#w[@]}; i++)); do
+		case ${w[i]} in
+		shaper-up) shp_up=${w[i + 1]}; i=$((i + 1)) ;;
+		shaper-down) shp_down=${w[i + 1]}; i=$((i + 1)) ;;
+		*) rest+=("${w[i]}") ;;
+		esac
+	done
+	knobs=${rest[*]}
 	if [ "$prof" = superspeed-gadget ]; then
 		# the profile's premise: a system default of qmult lowered (to 1);
 		# usbethd raises it on the connected gadget, for the next connect
@@ -312,6 +377,10 @@ cell() {
 	if [ -z "$err" ] && [ -n "$knobs" ]; then
 		# shellcheck disable=SC2086 # the knob list splits on purpose
 		ue_set "$HOST_NS" "$HOST_IF" $knobs || err="set"
+	fi
+	if [ -z "$err" ] && [ "$shp_up$shp_down" != -- ]; then
+		shaper_on "$HOST_NS" "$HOST_IF" "$shp_up" "$shp_down" ||
+			{ err="set"; ktap_info "$lnk $name: the shaper ($shp_up/$shp_down bit/s) not set"; }
 	fi
 	if [ -z "$err" ] && [ -n "$prof" ]; then
 		if [ "$prof" = superspeed-gadget ]; then
@@ -366,6 +435,10 @@ cell() {
 		# figures: they are dropped ("-"), the other direction's kept
 		# shellcheck disable=SC2086
 		set -- ${EMU_RATE[$lnk]}
+		# behind a shaper: any rate up to the device's (what the shaper
+		# costs is a figure), but for a guest that ran late
+		[ "$shp_up" != - ] && set -- "0:$1" "$2"
+		[ "$shp_down" != - ] && set -- "$1" "0:$2"
 		if ! why=$(below_rate "$1" - "$up_wire" - "$up_idle" - "$up_late" -); then
 			ktap_info "$lnk $name round $round: $why"
 			up="- - - - 0" refused+=" up"
@@ -413,7 +486,8 @@ cell() {
 # below_rate UP_BPS DOWN_BPS UP_WIRE DOWN_WIRE UP_IDLE DOWN_IDLE [UP_LATE
 # DOWN_LATE]: fails, saying why, when the rate on the wire (frame bytes at
 # the receiving netdev while the probes ran, Mbit/s; "-": not measured) is
-# not the emulated rate within 5%; the percentages of that window the
+# not the emulated rate within 5% (a rate 0:HIGH, behind a shaper: up to
+# 5% above HIGH, unless the emulator ran late over 5% of the window); the percentages of that window the
 # device's egress sat idle and the emulator woke late tell who set the
 # figures: the CPU (the emulator late over 5% of it: the guest starved,
 # the sender with it), the sender (idle: it did not keep the link busy,
@@ -421,8 +495,14 @@ cell() {
 below_rate() {
 	awk -v ru="$1" -v rd="$2" -v u="$3" -v d="$4" -v iu="$5" -v id="$6" \
 		-v lu="${7:--}" -v ld="${8:--}" '
-	function why(dir, w, r, i, l,  who) {
-		if (w == "-" || (w >= 0.95 * r / 1e6 && w <= 1.05 * r / 1e6))
+	function why(dir, w, r, i, l,  who, lo, hi, n, b) {
+		n = split(r, b, ":")
+		lo = b[1]; hi = n > 1 ? b[2] : b[1]
+		if (w == "-" || (lo > 0 && w >= 0.95 * lo / 1e6 && w <= 1.05 * hi / 1e6))
+			return ""
+		# behind a shaper (LOW 0), what the shaper and TCP leave unused
+		# is the figure, not a fault: only a late emulator refuses it
+		if (lo == 0 && w <= 1.05 * hi / 1e6 && (l == "-" || l <= 5))
 			return ""
 		if (l != "-" && l > 5)
 			who = "the CPU"
@@ -431,7 +511,7 @@ below_rate() {
 		else
 			who = "the emulator"
 		return sprintf("%s %.2f Mbit/s of %.2f, the egress idle %s%%, the emulator late %s%% (%s); ",
-			dir, w, r / 1e6, i, l, who)
+			dir, w, (lo > 0 ? lo : hi) / 1e6, i, l, who)
 	}
 	BEGIN {
 		bad = why("up", u, ru, iu, lu) why("down", d, rd, id, ld)
@@ -486,6 +566,9 @@ bench_link() { # bench_link LINK: every configuration, ROUNDS times, interleaved
 		is_emu "$lnk" ||
 			bail "unknown link '$lnk' (ncm-full, ncm-high, ncm-super, e1000e, usbnet, usbnet-rndis, ${!EMU_ARGS[*]})"
 		emu_setup
+		# the shaper's (shaper_on): the kernel does not load them itself here
+		modprobe -a sch_cake sch_ingress ifb act_mirred cls_matchall ||
+			bail "cannot load sch_cake, sch_ingress, ifb, act_mirred and cls_matchall"
 		ip netns del "$EMU_HOST_NS" 2>/dev/null
 		ip netns add "$EMU_HOST_NS" && ip -n "$EMU_HOST_NS" link set lo up ||
 			bail "cannot make netns $EMU_HOST_NS"
