@@ -6,6 +6,8 @@
     bench-report.py --across DATA...
     bench-report.py --summary DATA...
     bench-report.py --verdicts DATA...
+    bench-report.py --emulated-verdicts DATA...
+    bench-report.py --profile-verdict NAME DATA...
     bench-report.py --boots [--link-dir PATH] [--write-plots DIR] DATA...
     bench-report.py --across-plot OUTDIR DATA...
     bench-report.py --kernels [--write-plots DIR] DATA...
@@ -34,10 +36,13 @@ shows are this output (scripts/docs-tables.py).
 With --verdicts, per shipped profile (usbethd/profiles.d and
 profiles.available, those that set a knob) and per link it was measured
 on: helps, costs, helps and costs, or no result. A latency or throughput
-counts where the profile has three boots or more on the link and every
+counts where the profile has five boots or more on the link and every
 one of them lies beyond the A/A band of its link and kernel (as far from
 1 as any boot's defaults-again ratio came, either way), on the same side.
-The verdicts at the top of docs/performance.md are this output.
+The verdicts at the top of docs/performance.md are this output;
+--profile-verdict NAME gives one profile's, a line per link, for its JSON
+comment. --emulated-verdicts judges the same way every other
+configuration of the emulated links, per link and kernel.
 
 With --boots, the Markdown on stdout gives, per DATA file and per kernel
 and link in it, the table the report above writes for that boot, then the
@@ -90,7 +95,7 @@ FIELDS = ("idle_p50", "idle_p90", "idle_p99",
           "up_mbit", "up_p50", "up_p90", "up_p99",
           "down_mbit", "down_p50", "down_p90", "down_p99")
 LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e", "usbnet", "usbnet-rndis",
-              "dongle", "dongle-udp", "modem", "modem-step", "modem-ncm", "dock")
+              "dongle", "dongle-udp", "modem", "modem-step", "modem-ncm", "dock", "dock-busy")
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the grid's configuration table (USBETH_BENCH_TABLE: another one)
 CONFIGS = os.environ.get("USBETH_BENCH_TABLE") or os.path.join(TOP, "selftests", "bench", "configs.txt")
@@ -103,7 +108,8 @@ PROFILES = ([os.environ["USBETH_BENCH_PROFILES"]] if os.environ.get("USBETH_BENC
 KNOB_FIELD = {"ntb-tx-max": "drv_tx_max", "ntb-rx-max": "drv_rx_max",
               "tx-timer-usecs": "drv_tx_timer_usecs", "bql-limit-max": "drv_limit_max",
               "rx-usecs": "drv_rx_usecs", "txqueuelen": "drv_txqueuelen",
-              "qmult": "drv_qmult"}
+              "qmult": "drv_qmult", "shaper-up": "drv_shaper_up",
+              "shaper-down": "drv_shaper_down"}
 # cdc_ncm holds an NTB size that is a multiple of the endpoint's packet
 # size as one byte more; a profile's "device-max" is the device's own
 DEVICE_MAX = {"drv_tx_max": "drv_dev_tx_max", "drv_rx_max": "drv_dev_rx_max"}
@@ -517,7 +523,7 @@ def summary(paths):
     print("\n".join(out))
 
 
-VERDICT_BOOTS = 3	# the fewest boots of a profile on a link that make a verdict
+VERDICT_BOOTS = 5	# the fewest boots of a profile on a link that make a verdict
 METRICS = (("up_lat", "upload latency"), ("up_tput", "upload throughput"),
            ("down_lat", "download latency"), ("down_tput", "download throughput"))
 
@@ -536,14 +542,9 @@ def shipped_profiles(pdirs=PROFILES):
     return sorted(names)
 
 
-def verdicts(paths):
-    """--verdicts DATA...: per shipped profile and link it was measured on,
-    whether it helps, costs, or gives no result: a metric counts where the
-    profile has VERDICT_BOOTS boots or more on the link and every one of
-    them lies beyond the A/A band of its link and kernel, on the same side.
-    The band: as far from 1 as any boot's defaults-again ratio of that link
-    and kernel came, either way (the --summary noise rows)."""
-    boots = per_boot(paths)
+def aa_bands(boots):
+    """{(link, kernel, metric): band}: as far from 1 as any boot's
+    defaults-again ratio of that link and kernel came, either way."""
     band = {}
     for k, link, cfg, r in boots:
         if cfg == "defaults-again":
@@ -551,6 +552,68 @@ def verdicts(paths):
                 if r.get(m):
                     b = band.get((link, k, m), 1.0)
                     band[(link, k, m)] = max(b, r[m], 1 / r[m])
+    return band
+
+
+def judge(mine, link, band):
+    """(verdict, why) of a configuration's boots on a link, [(kernel,
+    ratios)]: a metric counts where VERDICT_BOOTS boots or more have it and
+    each lies beyond the A/A band of its link and kernel, on the same side."""
+    better, worse = [], []
+    for m, what in METRICS:
+        v = [(k, r[m]) for k, r in mine if m in r]
+        if len(v) < VERDICT_BOOTS:
+            continue
+        lo, hi = min(x for _, x in v), max(x for _, x in v)
+        b = [band.get((link, k, m)) for k, _ in v]
+        if all(bb and x > bb for bb, (_, x) in zip(b, v)):
+            better.append(f"{what} {'lower' if m.endswith('lat') else 'higher'} "
+                          f"({lo:.2f}-{hi:.2f})")
+        elif all(bb and x < 1 / bb for bb, (_, x) in zip(b, v)):
+            worse.append(f"{what} {'higher' if m.endswith('lat') else 'lower'} "
+                         f"({lo:.2f}-{hi:.2f})")
+    if len(mine) < VERDICT_BOOTS:
+        return "no result", f"{len(mine)} boot{'s' if len(mine) > 1 else ''}, fewer than {VERDICT_BOOTS}"
+    if better and worse:
+        return "helps and costs", "; ".join(better + worse)
+    if better:
+        return "helps", "; ".join(better)
+    if worse:
+        return "costs", "; ".join(worse)
+    if not any(len([1 for _, r in mine if m in r]) >= VERDICT_BOOTS for m, _ in METRICS):
+        return "no result", f"no metric in {VERDICT_BOOTS} boots (transfers refused)"
+    return "no result", "nothing beyond the A/A band in every boot"
+
+
+def kernels_of(mine):
+    kern = {}
+    for k, _ in mine:
+        kern[k] = kern.get(k, 0) + 1
+    return ", ".join(f"{k} x{n}" if n > 1 else k
+                     for k, n in sorted(kern.items(), key=lambda x: kernel_sort(x[0])))
+
+
+def profile_rows(boots, band):
+    """[(profile, link, kernels, boots, verdict, why)] of every shipped
+    profile, a row per link it was measured on (link "-": none)."""
+    rows = []
+    for name in shipped_profiles():
+        cfg = "profile:" + name
+        got = [(k, link, r) for k, link, c, r in boots if c == cfg]
+        if not got:
+            rows.append((name, "-", "-", 0, "not measured", "-"))
+            continue
+        for link in link_sorted({link for _, link, _ in got}):
+            mine = [(k, r) for k, ll, r in got if ll == link]
+            rows.append((name, link, kernels_of(mine), len(mine)) + judge(mine, link, band))
+    return rows
+
+
+def verdicts(paths):
+    """--verdicts DATA...: per shipped profile and link it was measured on,
+    whether it helps, costs, or gives no result (judge())."""
+    boots = per_boot(paths)
+    band = aa_bands(boots)
     out = ["Each shipped profile as usbethd applied it, against the defaults of the",
            "same boot. A latency or throughput counts where the profile has %d boots" % VERDICT_BOOTS,
            "or more on the link and each lies beyond the A/A band of its link and",
@@ -560,50 +623,60 @@ def verdicts(paths):
     rows = ["| profile | link | kernels (boots) | verdict | why |",
             "| --- | --- | --- | --- | --- |"]
     emu = []
-    for name in shipped_profiles():
-        cfg = "profile:" + name
-        got = [(k, link, r) for k, link, c, r in boots if c == cfg]
-        if not got:
-            rows.append(f"| {name} | - | - | not measured | - |")
-            continue
-        for link in link_sorted({link for _, link, _ in got}):
-            if link in EMU_LINKS:
-                emu.append(name)
-            mine = [(k, r) for k, ll, r in got if ll == link]
-            kern = {}
-            for k, _ in mine:
-                kern[k] = kern.get(k, 0) + 1
-            where = ", ".join(f"{k} x{n}" if n > 1 else k
-                              for k, n in sorted(kern.items(), key=lambda x: kernel_sort(x[0])))
-            better, worse = [], []
-            for m, what in METRICS:
-                v = [(k, r[m]) for k, r in mine if m in r]
-                if len(v) < VERDICT_BOOTS:
-                    continue
-                lo, hi = min(x for _, x in v), max(x for _, x in v)
-                b = [band.get((link, k, m)) for k, _ in v]
-                if all(bb and x > bb for bb, (_, x) in zip(b, v)):
-                    better.append(f"{what} {'lower' if m.endswith('lat') else 'higher'} "
-                                  f"({lo:.2f}-{hi:.2f})")
-                elif all(bb and x < 1 / bb for bb, (_, x) in zip(b, v)):
-                    worse.append(f"{what} {'higher' if m.endswith('lat') else 'lower'} "
-                                 f"({lo:.2f}-{hi:.2f})")
-            if len(mine) < VERDICT_BOOTS:
-                verdict, why = "no result", f"{len(mine)} boot{'s' if len(mine) > 1 else ''}, fewer than {VERDICT_BOOTS}"
-            elif better and worse:
-                verdict, why = "helps and costs", "; ".join(better + worse)
-            elif better:
-                verdict, why = "helps", "; ".join(better)
-            elif worse:
-                verdict, why = "costs", "; ".join(worse)
-            else:
-                verdict, why = "no result", "nothing beyond the A/A band in every boot"
-            rows.append(f"| {name} | {link} | {where} ({len(mine)}) | {verdict} | {why} |")
+    for name, link, where, n, verdict, why in profile_rows(boots, band):
+        if link in EMU_LINKS:
+            emu.append(name)
+        rows.append(f"| {name} | {link} | {where}{f' ({n})' if n else ''} | {verdict} | {why} |")
     out += [""] + rows + [""]
     emu = sorted(set(emu))
     out.append("On the emulated links with a bottleneck of their own ("
                + ", ".join(f"`{x}`" for x in EMU_LINKS) + "): "
                + (("measured: " + ", ".join(emu)) if emu else "no profile measured") + ".")
+    print("\n".join(out))
+
+
+def profile_verdict(name, paths):
+    """--profile-verdict NAME DATA...: the profile's verdicts as the lines
+    of its JSON comment that scripts/docs-tables.py keeps in step."""
+    boots = per_boot(paths)
+    rows = [r for r in profile_rows(boots, aa_bands(boots)) if r[0] == name]
+    if not rows:
+        sys.exit(f"bench-report: no shipped profile {name}")
+    out = []
+    for _, link, where, n, verdict, why in rows:
+        if link == "-":
+            out.append("not measured")
+        else:
+            out.append(f"{link} ({where}; {n} boot{'s' if n != 1 else ''}): {verdict}"
+                       + ("" if why == "-" else f": {why}"))
+    print("\n".join(out))
+
+
+def emulated_verdicts(paths):
+    """--emulated-verdicts DATA...: on the emulated links, each configuration
+    that is not a profile (--verdicts has those) against the defaults of
+    the same boot, per link and kernel, judged as the profiles are."""
+    boots = [b for b in per_boot(paths) if b[1] in EMU_LINKS]
+    band = aa_bands(boots)
+    out = ["Each configuration against the defaults of the same boot, per link and",
+           "kernel: the median of the boots' ratios (lowest-highest boot); lat =",
+           "ping under load p50 of the defaults / of the configuration, tput = its",
+           "throughput / the defaults'. The verdict as for the profiles above: a",
+           f"metric counts where {VERDICT_BOOTS} boots or more lie beyond the link's and kernel's",
+           "A/A band, on the same side.", "",
+           "| link | kernel | configuration | boots | up lat | up tput | down lat | down tput | verdict |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    keys = sorted({(link, k, c) for k, link, c, _ in boots
+                   if c != "defaults" and not c.startswith("profile:")},
+                  key=lambda x: (EMU_LINKS.index(x[0]), kernel_sort(x[1]),
+                                 x[2] != "defaults-again", x[2]))
+    for link, k, cfg in keys:
+        mine = [(kk, r) for kk, ll, cc, r in boots if (kk, ll, cc) == (k, link, cfg)]
+        cols = [spread([r[m] for _, r in mine if m in r]) for m, _ in METRICS]
+        verdict = ("(the band)" if cfg == "defaults-again"
+                   else "%s: %s" % judge(mine, link, band))
+        out.append(f"| {link} | {k} | {cfg} | {len(mine)} | " + " | ".join(cols)
+                   + f" | {verdict} |")
     print("\n".join(out))
 
 
@@ -760,7 +833,7 @@ def floor_lines(paths):
     return out
 
 
-EMU_LINKS = ("dongle", "dongle-udp", "modem", "modem-step", "modem-ncm", "dock")
+EMU_LINKS = ("dongle", "dongle-udp", "modem", "modem-step", "modem-ncm", "dock", "dock-busy")
 # no fixed rate, so no floor: the rates step (the dock has none)
 EMU_STEPPED = ("modem-step",)
 
@@ -1069,6 +1142,10 @@ def main():
                     help="DATA...: boots of two kernels, their defaults compared, on stdout")
     ap.add_argument("--verdicts", action="store_true",
                     help="DATA...: per shipped profile and link, helps, costs or no result")
+    ap.add_argument("--emulated-verdicts", action="store_true",
+                    help="DATA...: the emulated links' configurations judged, on stdout")
+    ap.add_argument("--profile-verdict", metavar="NAME",
+                    help="DATA...: the profile's verdicts, a line per link, on stdout")
     ap.add_argument("--emulated", action="store_true",
                     help="DATA...: the emulated links over every boot, on stdout")
     ap.add_argument("--emulated-boots", action="store_true",
@@ -1096,6 +1173,12 @@ def main():
         return
     if a.verdicts:
         verdicts(a.paths)
+        return
+    if a.emulated_verdicts:
+        emulated_verdicts(a.paths)
+        return
+    if a.profile_verdict:
+        profile_verdict(a.profile_verdict, a.paths)
         return
     if a.emulated:
         emulated(a.paths)

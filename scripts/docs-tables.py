@@ -16,8 +16,11 @@ docs/performance/emulated/*.txt, or, for MODE --kernels, by its output over
 docs/performance/kernels/*.txt: pairs of boots of a stock kernel and one
 with upstream/'s series (scripts/bench-kernels.sh), whose plot is
 docs/performance/kernels/kernels.png; for MODE --emulated and
---emulated-boots, over docs/performance/emulated/*.txt, boots of the
-emulated links. Then the plots the page links are drawn into
+--emulated-boots and --emulated-verdicts, over docs/performance/emulated/*.txt,
+boots of the emulated links. In each shipped profile's JSON
+(usbethd/profiles.available), the comment lines between "Verdicts on the
+test bed ..." and "End of the verdicts." are its verdicts
+(`bench-report.py --profile-verdict NAME`), kept in step the same way. Then the plots the page links are drawn into
 docs/performance/ (each boot's, `bench-report.py --boots --write-plots`,
 and each link's across boots, `bench-report.py --across-plot`), and the
 PNGs there that the page no longer links are removed (--no-plots: the
@@ -30,10 +33,12 @@ it so).
 """
 import difflib
 import glob
+import json
 import os
 import re
 import subprocess
 import sys
+import textwrap
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performance.md")
@@ -41,7 +46,7 @@ PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performa
 BOOTS_PAGE = os.environ.get("USBETH_DOCS_BOOTS") or os.path.join(TOP, "docs", "performance-boots.md")
 DOCS = os.path.join(TOP, "docs")
 PERF = os.path.join(DOCS, "performance")
-BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--verdicts|--summary|--across|--boots|--kernels|--emulated|--emulated-boots) -->\n)"
+BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--verdicts|--summary|--across|--boots|--kernels|--emulated|--emulated-boots|--emulated-verdicts) -->\n)"
                    r"(.*?)(<!-- end generated -->)", re.S)
 # an image the page links: ![...](performance/NAME.png)
 IMAGE = re.compile(r"!\[[^\]]*\]\((performance/[^)\s]+\.png)\)")
@@ -69,8 +74,32 @@ def generate(mode):
     if mode == "--verdicts":
         # every boot that may hold a profile: the grid's and the emulated links'
         return bench_report([mode] + data() + data(EMULATED)).rstrip("\n") + "\n"
-    sub = {"--kernels": KERNELS, "--emulated": EMULATED, "--emulated-boots": EMULATED}.get(mode, PERF)
+    sub = {"--kernels": KERNELS, "--emulated": EMULATED, "--emulated-boots": EMULATED,
+           "--emulated-verdicts": EMULATED}.get(mode, PERF)
     return bench_report([mode] + data(sub)).rstrip("\n") + "\n"
+
+
+PROFILES = (os.environ.get("USBETH_DOCS_PROFILES")
+            or os.path.join(TOP, "usbethd", "profiles.available"))
+# the lines of a profile's JSON comment that hold its verdicts, from the
+# first marker to the second; each verdict line a string of its own
+VERDICT_FIRST = "Verdicts on the test bed (emulated links in a VM; scripts/docs-tables.py"
+VERDICT_LAST = "End of the verdicts."
+VERDICT_LINES = re.compile(r'(\n(\t+)"' + re.escape(VERDICT_FIRST) + r'",\n)(.*?)(\t+"'
+                           + re.escape(VERDICT_LAST) + r'")', re.S)
+
+
+def profile_json(text, name):
+    """A profile's JSON text with its verdict lines as the data gives them."""
+    m = VERDICT_LINES.search(text)
+    if not m:
+        return text
+    lines = ["writes them from docs/performance/, where each figure is explained):"]
+    for v in bench_report(["--profile-verdict", name] + data() + data(EMULATED)).splitlines():
+        wrapped = textwrap.wrap(v, 68)
+        lines += ["- " + wrapped[0]] + ["  " + w for w in wrapped[1:]]
+    inner = "".join(m.group(2) + json.dumps(x, ensure_ascii=False) + ",\n" for x in lines)
+    return text[:m.start(3)] + inner + text[m.end(3):]
 
 
 def linked(page):
@@ -96,11 +125,17 @@ def main():
             sys.exit(f"docs-tables: no generated block in {page}")
         news[page] = BLOCK.sub(lambda m: m.group(1) + generate(m.group(2)) + m.group(4), olds[page])
     old, new = "".join(olds.values()), "".join(news.values())
+    # and each shipped profile's verdict lines in its JSON comment
+    for path in sorted(glob.glob(os.path.join(PROFILES, "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            olds[path] = f.read()
+        news[path] = profile_json(olds[path], os.path.splitext(os.path.basename(path))[0])
     if check:
         rc = 0
         for page in olds:
             if news[page] != olds[page]:
-                name = "docs/performance.md" if page == PAGE else "docs/performance-boots.md"
+                name = {PAGE: "docs/performance.md",
+                        BOOTS_PAGE: "docs/performance-boots.md"}.get(page, os.path.relpath(page, TOP))
                 sys.stdout.writelines(difflib.unified_diff(
                     olds[page].splitlines(True), news[page].splitlines(True),
                     f"{name} (committed)", f"{name} (from the data)"))

@@ -15,7 +15,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 40
+ktap_plan 43
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50 [DRV_STATE]
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -161,19 +161,22 @@ ktap_check kernels_floor_table grep -qxF '| ncm-full | 7.3-fixed | 1 | 1.50 | 3.
 ktap_check kernels_floor_refused grep -q 'a floor line without the defaults' "$W/kernels.err"
 
 # --verdicts: per shipped profile and link; beyond the A/A band (as far from
-# 1 as defaults-again came: 10 / 11, so 1.10) in every one of three boots
-# counts: lat 10 / 5 = 2.00, tput 10 / 20 = 0.50. Two boots are too few;
+# 1 as defaults-again came: 10 / 11, so 1.10) in every one of five boots
+# counts: lat 10 / 5 = 2.00, tput 10 / 20 = 0.50. Four boots are too few;
 # a profile with no cell is not measured.
-for b in 1 2 3; do
+for b in 1 2 3 4 5; do
 	{ line defaults 1 1 20 10 20 10; line defaults-again 1 1 20 11 20 10
 	  line profile:modem 1 1 10 5 20 10 "drv_limit_max=8192 drv_tx_timer_usecs=50"; } > "$W/v$b.txt"
 done
-/usr/bin/python3 "$R" --verdicts "$W/v1.txt" "$W/v2.txt" "$W/v3.txt" > "$W/verdicts.md" 2>&1
+/usr/bin/python3 "$R" --verdicts "$W"/v[1-5].txt > "$W/verdicts.md" 2>&1
 sed 's/^/# /' "$W/verdicts.md"
-ktap_check verdict_beyond_band grep -qxF '| modem | ncm-full | 7.3 x3 (3) | helps and costs | upload latency lower (2.00-2.00); upload throughput lower (0.50-0.50) |' "$W/verdicts.md"
+ktap_check verdict_beyond_band grep -qxF '| modem | ncm-full | 7.3 x5 (5) | helps and costs | upload latency lower (2.00-2.00); upload throughput lower (0.50-0.50) |' "$W/verdicts.md"
 ktap_check verdict_not_measured grep -qxF '| dock | - | - | not measured | - |' "$W/verdicts.md"
-/usr/bin/python3 "$R" --verdicts "$W/v1.txt" "$W/v2.txt" > "$W/verdicts2.md" 2>&1
-ktap_check verdict_too_few_boots grep -qxF '| modem | ncm-full | 7.3 x2 (2) | no result | 2 boots, fewer than 3 |' "$W/verdicts2.md"
+/usr/bin/python3 "$R" --verdicts "$W"/v[1-4].txt > "$W/verdicts2.md" 2>&1
+ktap_check verdict_too_few_boots grep -qxF '| modem | ncm-full | 7.3 x4 (4) | no result | 4 boots, fewer than 5 |' "$W/verdicts2.md"
+# --profile-verdict: the same verdict, as the lines of the profile's comment
+/usr/bin/python3 "$R" --profile-verdict modem "$W"/v[1-5].txt > "$W/pv.txt" 2>&1
+ktap_check profile_verdict_line grep -qxF 'ncm-full (7.3 x5; 5 boots): helps and costs: upload latency lower (2.00-2.00); upload throughput lower (0.50-0.50)' "$W/pv.txt"
 
 # --emulated: two sets of boots of an emulated link. The A/A band per
 # kernel: 170 / 170 and 50 / median(40, 99); the kernels pair by pair
@@ -195,4 +198,19 @@ ktap_check emulated_aa_in_band grep -qxF '| dongle-udp | 6.1 | 1 | 1.00-1.00 (1 
 ktap_check emulated_aa_out_of_band grep -qxF '| dongle-udp | 7.3 | 1 | 0.72-0.72 (0 of 1) | 0.99-0.99 (1 of 1) | - | - |' "$W/emu.md"
 ktap_check emulated_pairs_need_newest grep -qxF '| dongle-udp | 6.1 / 7.3 | 1 | 3.40 | 0.99 |' "$W/emu.md"
 ktap_check emulated_refused_counted grep -qxF 'Transfers refused as below the emulated rate: dongle-udp on 7.3: 5.' "$W/emu.md"
+
+# --emulated-verdicts: a configuration that is not a profile, judged as the
+# profiles are: a shaper whose ping is 170 / 17 = 10 times lower and whose
+# throughput 3.86 / 3.47 = 0.90 of the defaults' in each of five boots;
+# its driver state (the shaper's rates as tc read them back) is checked
+printf 'dongle-udp|cake|shaper-up 3600000 shaper-down 3600000\n' >> "$W/configs.txt"
+sh='drv_shaper_up=3600000 drv_shaper_down=3600000'
+for b in 1 2 3 4 5; do
+	{ el 6.1 defaults 170 3.86; el 6.1 defaults-again 170 3.86; el 6.1 cake 17 3.474 "$sh"; } > "$W/s$b.txt"
+done
+el 6.1 cake 1 3.9 'drv_shaper_up=none drv_shaper_down=3600000' >> "$W/s1.txt"
+/usr/bin/python3 "$R" --emulated-verdicts "$W"/s[1-5].txt > "$W/ev.md" 2> "$W/ev.err"
+sed 's/^/# /' "$W/ev.md"
+ktap_check emulated_verdict_shaper grep -qxF '| dongle-udp | 6.1 | cake | 5 | 10.00 (10.00-10.00) | 0.90 (0.90-0.90) | - | - | helps and costs: upload latency lower (10.00-10.00); upload throughput lower (0.90-0.90) |' "$W/ev.md"
+ktap_check emulated_verdict_state_refused grep -q 'drv_shaper_up=none, declared 3600000' "$W/ev.err"
 ktap_finish

@@ -11,7 +11,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 6
+ktap_plan 7
 T=$USBETH_TOP/scripts/docs-tables.py
 /usr/bin/python3 "$T" --check > "$W/out" 2>&1
 rc=$?
@@ -24,6 +24,11 @@ awk 'f && /^\| / && /[0-9]\.[0-9][0-9] \(/ && !d { sub(/[0-9]\.[0-9][0-9] \(/, "
 if cmp -s "$W/page.md" "$USBETH_TOP/docs/performance.md"; then ktap_fail mutation_made; else ktap_ok mutation_made; fi
 USBETH_DOCS_PAGE=$W/page.md /usr/bin/python3 "$T" --check > "$W/out2" 2>&1
 ktap_check typed_figure_fails grep -q 'docs/performance.md differs from its data' "$W/out2"
+# a profile's verdict lines typed over in its JSON comment
+mkdir "$W/prof" && cp "$USBETH_TOP"/usbethd/profiles.available/*.json "$W/prof/" &&
+	sed -i '/"Verdicts on the test bed/{n;n;s/"- [a-z-]*/"- typed-over/}' "$W/prof/cellular-modem.json"
+USBETH_DOCS_PROFILES=$W/prof /usr/bin/python3 "$T" --check > "$W/out3" 2>&1
+ktap_check typed_verdict_fails grep -q 'cellular-modem.json differs from its data' "$W/out3"
 # the per-boot appendix is a generated page of its own: one --boots block,
 # a section per data file
 ktap_check boots_block_per_file test "$(sed -n '/<!-- generated: bench-report.py --boots -->/,/<!-- end generated -->/p' \
