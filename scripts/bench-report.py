@@ -8,6 +8,7 @@
     bench-report.py --verdicts DATA...
     bench-report.py --emulated-verdicts DATA...
     bench-report.py --profile-verdict NAME DATA...
+    bench-report.py --targets DATA...
     bench-report.py --boots [--link-dir PATH] [--write-plots DIR] DATA...
     bench-report.py --across-plot OUTDIR DATA...
     bench-report.py --kernels [--write-plots DIR] DATA...
@@ -581,7 +582,7 @@ def judge(mine, link, band):
     if worse:
         return "costs", "; ".join(worse)
     if not any(len([1 for _, r in mine if m in r]) >= VERDICT_BOOTS for m, _ in METRICS):
-        return "no result", f"no metric in {VERDICT_BOOTS} boots (transfers refused)"
+        return "no result", f"no metric with figures in {VERDICT_BOOTS} boots (transfers refused)"
     return "no result", "nothing beyond the A/A band in every boot"
 
 
@@ -979,6 +980,86 @@ def emu_table(rows, rates, leave_out=None):
     return out
 
 
+# the bench's targets on the emulated links: (link, what, the test)
+TARGET_FLOOR_MS, TARGET_FLOOR_TPUT = 2.0, 0.95
+TARGET_LAT, TARGET_LAT_TPUT = 10.0, 0.90
+
+
+def targets(paths):
+    """--targets DATA...: each configuration of the emulated links against
+    the bench's targets, boot by boot (each against the defaults of its
+    own boot): on the dongle, the ping under upload within TARGET_FLOOR_MS
+    of the floor (the boot's idle p50 plus one 1514-byte frame at the
+    uplink's rate) at TARGET_FLOOR_TPUT of the defaults' upload throughput
+    or more; on the modems, the ping under upload TARGET_LAT times lower
+    than the defaults' at TARGET_LAT_TPUT of their throughput or more; on
+    the docks, the throughput each way."""
+    boots, _, rates = emu_boots(paths)
+    per = {}	# (link, kernel, config): [per-boot dict]
+    for _, cells, _ in boots:
+        for (k, link), cfgs in cells.items():
+            base = cfgs.get("defaults")
+            if not base:
+                continue
+            for cfg, rounds in cfgs.items():
+                b = {"idle": agg(rounds, "idle_p50"), "up": agg(rounds, "up_p50")}
+                for d in ("up", "down"):
+                    b[d + "_lat"] = ratio_of(agg(base, d + "_p50"), agg(rounds, d + "_p50"))
+                    b[d + "_tput"] = ratio_of(agg(rounds, d + "_mbit"), agg(base, d + "_mbit"))
+                per.setdefault((link, k, cfg), []).append(b)
+    keys = sorted(per, key=lambda x: (EMU_LINKS.index(x[0]), kernel_sort(x[1]),
+                                      x[2] != "defaults", x[2] != "defaults-again", x[2]))
+
+    def span(v, digits=2):
+        return spread(v) if digits == 2 else (
+            f"{statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f})" if v else "-")
+    out = ["Boot by boot, each configuration against the defaults of its own boot;",
+           "a target is met where every boot with figures meets it (k of n: how",
+           "many do). Distances and ratios: median (lowest-highest boot).", "",
+           f"**The dongle**: ping under upload within {TARGET_FLOOR_MS:g} ms of the floor "
+           "(the boot's idle p50 plus one 1514-byte frame at the uplink's rate) "
+           f"at {TARGET_FLOOR_TPUT:.2f} of the defaults' upload throughput or more.", "",
+           "| link | kernel | configuration | boots | ms above the floor | upload tput | met |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for link, k, cfg in keys:
+        if not link.startswith("dongle") or not rates.get((k, link)):
+            continue
+        frame = 1514 * 8 * 1000 / rates[(k, link)]
+        got = [b for b in per[(link, k, cfg)] if b["idle"] and b["up"] and b["up_tput"]]
+        dist = [b["up"][0] - b["idle"][0] - frame for b in got]
+        ok = sum(d <= TARGET_FLOOR_MS and b["up_tput"] >= TARGET_FLOOR_TPUT
+                 for d, b in zip(dist, got))
+        met = ("-" if not got else "yes" if ok == len(got) else "no") + f" ({ok} of {len(got)})"
+        out.append(f"| {link} | {k} | {cfg} | {len(per[(link, k, cfg)])} | {span(dist, 1)} | "
+                   f"{span([b['up_tput'] for b in got])} | {met} |")
+    out += ["", f"**The modems**: ping under upload {TARGET_LAT:g} times lower than the "
+            f"defaults' or more, at {TARGET_LAT_TPUT:.2f} of their upload throughput or more; "
+            "the download beside it.", "",
+            "| link | kernel | configuration | boots | up lat | up tput | met | down lat | down tput |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for link, k, cfg in keys:
+        if not link.startswith("modem") or cfg in KERNEL_CONFIGS:
+            continue
+        bs = per[(link, k, cfg)]
+        got = [b for b in bs if b["up_lat"] and b["up_tput"]]
+        ok = sum(b["up_lat"] >= TARGET_LAT and b["up_tput"] >= TARGET_LAT_TPUT for b in got)
+        met = ("-" if not got else "yes" if ok == len(got) else "no") + f" ({ok} of {len(got)})"
+        col = lambda f: span([b[f] for b in bs if b[f]])
+        out.append(f"| {link} | {k} | {cfg} | {len(bs)} | {col('up_lat')} | {col('up_tput')} | "
+                   f"{met} | {col('down_lat')} | {col('down_tput')} |")
+    out += ["", "**The docks**: throughput against the defaults, each way.", "",
+            "| link | kernel | configuration | boots | up tput | down tput | up lat | down lat |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for link, k, cfg in keys:
+        if not link.startswith("dock") or cfg in KERNEL_CONFIGS:
+            continue
+        bs = per[(link, k, cfg)]
+        col = lambda f: span([b[f] for b in bs if b[f]])
+        out.append(f"| {link} | {k} | {cfg} | {len(bs)} | {col('up_tput')} | {col('down_tput')} | "
+                   f"{col('up_lat')} | {col('down_lat')} |")
+    print("\n".join(out))
+
+
 def emulated_boots(paths):
     """--emulated-boots DATA...: the emulated links' figures with every
     configuration, then each boot's A/A ratios, a row per boot, link and
@@ -1144,6 +1225,8 @@ def main():
                     help="DATA...: per shipped profile and link, helps, costs or no result")
     ap.add_argument("--emulated-verdicts", action="store_true",
                     help="DATA...: the emulated links' configurations judged, on stdout")
+    ap.add_argument("--targets", action="store_true",
+                    help="DATA...: the emulated links' configurations against the bench's targets")
     ap.add_argument("--profile-verdict", metavar="NAME",
                     help="DATA...: the profile's verdicts, a line per link, on stdout")
     ap.add_argument("--emulated", action="store_true",
@@ -1179,6 +1262,9 @@ def main():
         return
     if a.profile_verdict:
         profile_verdict(a.profile_verdict, a.paths)
+        return
+    if a.targets:
+        targets(a.paths)
         return
     if a.emulated:
         emulated(a.paths)

@@ -16,7 +16,8 @@ docs/performance/emulated/*.txt, or, for MODE --kernels, by its output over
 docs/performance/kernels/*.txt: pairs of boots of a stock kernel and one
 with upstream/'s series (scripts/bench-kernels.sh), whose plot is
 docs/performance/kernels/kernels.png; for MODE --emulated and
---emulated-boots and --emulated-verdicts, over docs/performance/emulated/*.txt,
+--emulated-boots, --emulated-verdicts and --targets, over
+docs/performance/emulated/*.txt,
 boots of the emulated links. In each shipped profile's JSON
 (usbethd/profiles.available), the comment lines between "Verdicts on the
 test bed ..." and "End of the verdicts." are its verdicts
@@ -46,7 +47,7 @@ PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performa
 BOOTS_PAGE = os.environ.get("USBETH_DOCS_BOOTS") or os.path.join(TOP, "docs", "performance-boots.md")
 DOCS = os.path.join(TOP, "docs")
 PERF = os.path.join(DOCS, "performance")
-BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--verdicts|--summary|--across|--boots|--kernels|--emulated|--emulated-boots|--emulated-verdicts) -->\n)"
+BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--verdicts|--summary|--across|--boots|--kernels|--emulated|--emulated-boots|--emulated-verdicts|--targets) -->\n)"
                    r"(.*?)(<!-- end generated -->)", re.S)
 # an image the page links: ![...](performance/NAME.png)
 IMAGE = re.compile(r"!\[[^\]]*\]\((performance/[^)\s]+\.png)\)")
@@ -75,7 +76,7 @@ def generate(mode):
         # every boot that may hold a profile: the grid's and the emulated links'
         return bench_report([mode] + data() + data(EMULATED)).rstrip("\n") + "\n"
     sub = {"--kernels": KERNELS, "--emulated": EMULATED, "--emulated-boots": EMULATED,
-           "--emulated-verdicts": EMULATED}.get(mode, PERF)
+           "--emulated-verdicts": EMULATED, "--targets": EMULATED}.get(mode, PERF)
     return bench_report([mode] + data(sub)).rstrip("\n") + "\n"
 
 

@@ -15,7 +15,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 43
+ktap_plan 44
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50 [DRV_STATE]
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -213,4 +213,9 @@ el 6.1 cake 1 3.9 'drv_shaper_up=none drv_shaper_down=3600000' >> "$W/s1.txt"
 sed 's/^/# /' "$W/ev.md"
 ktap_check emulated_verdict_shaper grep -qxF '| dongle-udp | 6.1 | cake | 5 | 10.00 (10.00-10.00) | 0.90 (0.90-0.90) | - | - | helps and costs: upload latency lower (10.00-10.00); upload throughput lower (0.90-0.90) |' "$W/ev.md"
 ktap_check emulated_verdict_state_refused grep -q 'drv_shaper_up=none, declared 3600000' "$W/ev.err"
+# --targets: the same shaper, 17 - 2 - 1514 * 8 / 4000 = 12.0 ms above the
+# floor at 0.90 of the throughput: short of the dongle's target in all five
+/usr/bin/python3 "$R" --targets "$W"/s[1-5].txt > "$W/tg.md" 2>&1
+sed 's/^/# /' "$W/tg.md"
+ktap_check targets_dongle_floor grep -qxF '| dongle-udp | 6.1 | cake | 5 | 12.0 (12.0-12.0) | 0.90 (0.90-0.90) | no (0 of 5) |' "$W/tg.md"
 ktap_finish
