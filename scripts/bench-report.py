@@ -1037,26 +1037,26 @@ def targets(paths):
             "the download beside it.", "",
             "| link | kernel | configuration | boots | up lat | up tput | met | down lat | down tput |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for link, k, cfg in keys:
-        if not link.startswith("modem") or cfg in KERNEL_CONFIGS:
-            continue
-        bs = per[(link, k, cfg)]
+    def rows(prefix):
+        """(the row's head, its boots) of each configuration of those links"""
+        for link, k, cfg in keys:
+            if link.startswith(prefix) and cfg not in KERNEL_CONFIGS:
+                bs = per[(link, k, cfg)]
+                yield f"| {link} | {k} | {cfg} | {len(bs)} |", bs
+
+    def cols(bs, fields):
+        return " | ".join(span([b[f] for b in bs if b[f]]) for f in fields)
+    for head, bs in rows("modem"):
         got = [b for b in bs if b["up_lat"] and b["up_tput"]]
         ok = sum(b["up_lat"] >= TARGET_LAT and b["up_tput"] >= TARGET_LAT_TPUT for b in got)
         met = ("-" if not got else "yes" if ok == len(got) else "no") + f" ({ok} of {len(got)})"
-        col = lambda f: span([b[f] for b in bs if b[f]])
-        out.append(f"| {link} | {k} | {cfg} | {len(bs)} | {col('up_lat')} | {col('up_tput')} | "
-                   f"{met} | {col('down_lat')} | {col('down_tput')} |")
+        out.append(f"{head} {cols(bs, ('up_lat', 'up_tput'))} | {met} | "
+                   f"{cols(bs, ('down_lat', 'down_tput'))} |")
     out += ["", "**The docks**: throughput against the defaults, each way.", "",
             "| link | kernel | configuration | boots | up tput | down tput | up lat | down lat |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for link, k, cfg in keys:
-        if not link.startswith("dock") or cfg in KERNEL_CONFIGS:
-            continue
-        bs = per[(link, k, cfg)]
-        col = lambda f: span([b[f] for b in bs if b[f]])
-        out.append(f"| {link} | {k} | {cfg} | {len(bs)} | {col('up_tput')} | {col('down_tput')} | "
-                   f"{col('up_lat')} | {col('down_lat')} |")
+    for head, bs in rows("dock"):
+        out.append(f"{head} {cols(bs, ('up_tput', 'down_tput', 'up_lat', 'down_lat'))} |")
     print("\n".join(out))
 
 
