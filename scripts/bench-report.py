@@ -919,9 +919,9 @@ def emulated(paths):
                     (ratio_of(agg(a, "up_p50"), agg(b, "up_p50")),
                      ratio_of(agg(a, "up_mbit"), agg(b, "up_mbit"))))
     order = sorted(rows, key=lambda k: (EMU_LINKS.index(k[1]), kernel_sort(k[0])))
-    out = emu_table(rows, rates, "defaults-again") + [
-        "", "The defaults again, and each boot's own figures: "
-        "[performance-boots.md](performance-boots.md#emulated-links-aa-per-boot)."]
+    out = ["The figures of every link, kernel and configuration (idle RTT, the "
+           "floor, ping under load p50, p90 and p99, throughput), and each boot's "
+           "own A/A ratios: [performance-boots.md](performance-boots.md#emulated-links-aa-per-boot)."]
     out += ["", f"The A/A band: per boot, defaults against defaults-again (ping p50: "
             f"defaults over defaults-again; Mbit/s: defaults-again over defaults), "
             f"lowest-highest over the boots and how many of them stay within "
@@ -1014,7 +1014,7 @@ def targets(paths):
         return spread(v) if digits == 2 else (
             f"{statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f})" if v else "-")
     out = ["Boot by boot, each configuration against the defaults of its own boot;",
-           "a target is met where every boot with figures meets it (k of n: how",
+           "a goal is met where every boot with figures meets it (k of n: how",
            "many do). Distances and ratios: median (lowest-highest boot).", "",
            f"**The dongle**: ping under upload within {TARGET_FLOOR_MS:g} ms of the floor "
            "(the boot's idle p50 plus one 1514-byte frame at the uplink's rate) "
