@@ -400,12 +400,7 @@ def across(paths):
                 "| configuration | boots | up lat | up tput | down lat | down tput |",
                 "| --- | --- | --- | --- | --- | --- |"]
         for cfg, boots in seen[link].items():
-            kern = {}
-            for k, _ in boots:
-                kern[k] = kern.get(k, 0) + 1
-            where = ", ".join(f"{k} x{n}" if n > 1 else k
-                              for k, n in sorted(kern.items(), key=lambda x: kernel_sort(x[0])))
-            row = [cfg, f"{len(boots)} ({where})"]
+            row = [cfg, f"{len(boots)} ({kernels_of(boots)})"]
             for f in ("up_lat", "up_tput", "down_lat", "down_tput"):
                 v = [r[f] for _, r in boots if f in r]
                 row.append(f"{statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})"
@@ -587,6 +582,7 @@ def judge(mine, link, band):
 
 
 def kernels_of(mine):
+    """"6.1 x2, 7.3" of [(kernel, ...)]: the kernels, each with its count."""
     kern = {}
     for k, _ in mine:
         kern[k] = kern.get(k, 0) + 1
@@ -898,7 +894,7 @@ def emulated(paths):
     against defaults-again), the kernels compared pair by pair where a data
     file holds boots of two, and the transfers refused as below the
     emulated rate (a refused cell: both)."""
-    boots, refused, rates = emu_boots(paths)
+    boots, refused, _ = emu_boots(paths)
     rows, aa, pairs = emu_rows(boots), {}, {}
     for _, cells, ran in boots:
         for key, per in cells.items():
