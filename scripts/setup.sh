@@ -132,6 +132,60 @@ buildroot_prepare() { # buildroot_prepare CODENAME
 	touch "$root/.complete"
 }
 
+# ---- sparse that reads the kernel's headers --------------------------------
+# 7.x's headers use __typeof_unqual__, which sparse 0.6.4 (Debian 12 and 13)
+# cannot parse. The kernel's Makefile would then turn C= off with only a
+# make warning (its probe, scripts/checker-valid.sh, is not in Debian's
+# headers package either), and a sparse check would pass having checked
+# nothing. So each kernel's sparse is probed on the construct; where the
+# build root's cannot read it, sid's sparse goes into that root as
+# /usr/local/bin/sparse, and the kernel's env names it (KSPARSE).
+sparse_probe='static int a; static __typeof_unqual__(a) b;'
+sparse_reads() { # sparse_reads ROOT SPARSE: no complaint about the probe
+	local out
+	if [ -n "$1" ]; then
+		out=$(chroot "$1" "$2" - 2>&1 <<< "$sparse_probe")
+	else
+		out=$("$2" - 2>&1 <<< "$sparse_probe")
+	fi
+	[ -z "$out" ]
+}
+sparse_for() { # sparse_for ROOT HEADERS: the sparse path for this kernel
+	local root=$1 hdr=$2 d=$cache/apt/sid
+	# only kernels whose headers use the construct need it
+	if ! grep -rqs __typeof_unqual__ "$hdr"/../linux-headers-*-common/include/linux/compiler.h \
+			"$hdr"/include/linux/compiler.h ||
+		sparse_reads "$root" "${root:+/usr/bin/}sparse"; then
+		echo sparse
+		return 0
+	fi
+	[ -n "$root" ] || die "the host's sparse cannot read $hdr, and it has no build root"
+	if ! sparse_reads "$root" /usr/local/bin/sparse 2>/dev/null; then
+		say "sparse from sid into the $(basename "$root") build root (its own cannot read 7.x's headers)" >&2
+		mkdir -p "$d/sources" "$d/lists/partial" "$d/cache/archives/partial"
+		cat > "$d/sources/sid.sources" <<-EOF
+		Types: deb
+		URIs: $mirror
+		Suites: sid
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+		local tmp
+		tmp=$(mktemp -d)
+		# shellcheck disable=SC2046
+		apt-get $(aptargs sid) update -q > /dev/null 2>&1
+		# shellcheck disable=SC2046
+		(cd "$tmp" && apt-get $(aptargs sid) download -q sparse > /dev/null 2>&1)
+		[ -f "$(echo "$tmp"/sparse_*.deb)" ] || die "could not download sparse from sid"
+		dpkg-deb --fsys-tarfile "$tmp"/sparse_*.deb | tar -xO ./usr/bin/sparse > "$root/usr/local/bin/sparse"
+		chmod 755 "$root/usr/local/bin/sparse"
+		rm -rf "$tmp"
+		sparse_reads "$root" /usr/local/bin/sparse ||
+			die "sid's sparse cannot read 7.x's headers either: $(chroot "$root" /usr/local/bin/sparse --version)"
+	fi
+	echo /usr/local/bin/sparse
+}
+
 # ---- kernels -----------------------------------------------------------------
 prepare_kernel() { # prepare_kernel RELEASE FLAVOUR
 	local rel=$1 fl=$2 code=${1%%-*} abi kver series label dest pkgs=() d root=""
@@ -209,6 +263,8 @@ prepare_kernel() { # prepare_kernel RELEASE FLAVOUR
 		[ "$rootcc" = "$kcc" ] ||
 			say "warning: $abi was built by '$kcc'; the $code build root has '$rootcc'"
 	fi
+	local ksparse
+	ksparse=$(sparse_for "$root" "$hdr") || exit 1
 	# the VM chroots into this machine's root and binds the unpacked
 	# modules on /lib/modules/<abi>: that mount point must exist
 	[ -d "/lib/modules/$abi" ] || $sudo mkdir -p "/lib/modules/$abi"
@@ -225,6 +281,7 @@ prepare_kernel() { # prepare_kernel RELEASE FLAVOUR
 	KBUILDROOT='$root'
 	KDIR_IN_ROOT='$kdir_in'
 	KCC='$kcc'
+	KSPARSE='$ksparse'
 	CHECKPATCH='$cache/checkpatch/scripts/checkpatch.pl'
 	EOF
 	say "kernel $label: $abi ($rel), built by $kcc${root:+, in the $code build root}"
