@@ -12,9 +12,10 @@
 #   debug        scripts/debug-kernel.config: lockdep, KASAN, kmemleak,
 #                ref trackers, debug objects, failslab, netdevsim
 #                (`make check-debug` runs the VM suite on it)
-#   fixed        no option; the source patched with the series in
-#                upstream/ (its *.patch files but the cover letter), the
-#                fixes of the kernel bugs docs/kernel-bugs.md describes
+#   fixed        no option; the source patched with the two series in
+#                upstream/ (fixes/, then features/; their *.patch files but
+#                the cover letters): the fixes of the kernel bugs
+#                docs/kernel-bugs.md describes, and the new behaviour
 #   debug-fixed  both
 #   kcsan        scripts/kcsan-kernel.config: the data-race detector,
 #                which excludes KASAN, so a configuration of its own
@@ -57,7 +58,9 @@ kcsan | kcsan-fixed) frags+=("$top/scripts/kcsan-kernel.config") ;;
 esac
 case $flavour in
 *fixed)
-	for p in "$top"/upstream/[0-9][0-9][0-9][0-9]-*.patch; do
+	# the fixes, then the new behaviour on top
+	for p in "$top"/upstream/fixes/[0-9][0-9][0-9][0-9]-*.patch \
+		"$top"/upstream/features/[0-9][0-9][0-9][0-9]-*.patch; do
 		[ -f "$p" ] && [ "${p##*/}" != 0000-cover-letter.patch ] && patches+=("$p")
 	done
 	[ ${#patches[@]} -gt 0 ] || { echo "build-debug-kernel: no patch in $top/upstream" >&2; exit 1; }

@@ -362,13 +362,16 @@ ln -sfn "checkpatch-$series" "$cache/checkpatch"
 # lib.mk, run_kselftest.sh and kselftest/, and the one file of scripts/ the
 # Makefile includes): `make check` installs selftests/ as the kselftest
 # target `usbeth` through it (scripts/kselftest-install.sh) and runs the
-# installed list with run_kselftest.sh. .complete names what was taken, so
+# installed list with run_kselftest.sh. And its checkpatch.pl, for the
+# kernel patches in upstream/ (selftests/unit/upstream_series.sh; 6.1's,
+# above, predates checks those patches meet). .complete names what was taken, so
 # a cache from before a piece was added is refreshed.
 ynl_series=6.12
 ynl_dir=$cache/ynl-$ynl_series
 ynl_pieces="tools/net/ynl Documentation/netlink tools/testing/selftests/Makefile
 	tools/testing/selftests/lib.mk tools/testing/selftests/run_kselftest.sh
-	tools/testing/selftests/kselftest scripts/subarch.include"
+	tools/testing/selftests/kselftest scripts/subarch.include
+	scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch"
 if [ "$(cat "$ynl_dir/.complete" 2>/dev/null)" != "$(echo $ynl_pieces)" ]; then
 	apt_prepare trixie
 	say "fetching $(echo $ynl_pieces) from linux-source-$ynl_series"

@@ -29,7 +29,7 @@ rc=$?
 ktap_info "refused: $out"
 ktap_expect_eq set_fails "$((rc != 0))" 1
 if kernel_fixed; then
-	# cdc_ncm's set_ringparam (upstream/0006) says it, through usbeth
+	# cdc_ncm's set_ringparam (upstream/features/0001) says it, through usbeth
 	want="cdc_ncm: the device refused the new NTB input size"
 elif extack_formatted; then
 	want="ntb-rx-max 4096: $D refused it, kept $r0"

@@ -8,8 +8,7 @@
 #   - ntb-rx-max: reaches the driver (which sends SET_NTB_INPUT_SIZE), and a
 #     value above the gadget's advertised 16384 is refused naming the max;
 #   - tx-timer-usecs: 0 sends every frame at once (no timer flushes), a
-#     timer value makes sparse traffic wait for the timer (a cdc_ncm with
-#     upstream/0007 sends it at once on the idle link all the same);
+#     timer value makes sparse traffic wait for the timer;
 #   - an invalid last knob leaves the device exactly as it was.
 source "$(dirname "$0")/lib.sh"
 
@@ -26,13 +25,7 @@ sys_stat() { sysfs_of "$H" "$D" "statistics/$1"; }
 # sent, both its own counters, so a transfer that did not complete, or
 # one iperf_bytes ran again, still compares per byte (CI once saw 447
 # NTBs for a "4 MiB" that cannot have been 4 MiB at 4 KiB an NTB).
-# A cdc_ncm that sends at once whenever the link goes idle (upstream/0007,
-# which counts those as tx_reason_idle) sends NTBs well short of tx_max
-# where the host, not the link, is the bottleneck (a debug kernel: 3.6 KiB
-# on average at tx_max 16384); there the NTBs that went out full
-# (tx_reason_ntb_full) are what tx_max sizes, and those are counted.
 NTB_COUNTER=tx_ntbs
-[ -n "$(st tx_reason_idle)" ] && NTB_COUNTER=tx_reason_ntb_full
 ntbs_for_4m() {
 	local n0 b0 n1 b1
 	n0=$(st $NTB_COUNTER) b0=$(sys_stat tx_bytes)
@@ -89,18 +82,9 @@ ktap_check set_tx_timer_0 ue "$H" set "$D" tx_timer_usecs=0
 ktap_expect_eq timer_off_no_timeouts "$(timeouts_for_pings)" 0
 ue "$H" set "$D" tx_timer_usecs=400
 ktap_expect_eq tx_timer_in_sysfs "$(sys tx_timer_usecs)" 400
-# A cdc_ncm that sends at once on an idle link (upstream/0007; it counts
-# those NTBs as tx_reason_idle, which is how it is told apart) does not
-# hold sparse pings for the timer at all: they count there instead.
-if [ -n "$(st tx_reason_idle)" ]; then
-	i0=$(st tx_reason_idle)
-	t=$(timeouts_for_pings)
-	i1=$(st tx_reason_idle)
-	ktap_info "timer on, idle link: $t NTBs sent by the timer, $((i1 - i0)) at once"
-	ktap_check timer_on_idle_link_sends_at_once test "$t" -eq 0 -a $((i1 - i0)) -ge 5
-else
-	ktap_check timer_on_timeouts test "$(timeouts_for_pings)" -gt 0
-fi
+# (a cdc_ncm with upstream/'s adaptive TX coalescing sends them at once
+# only when that is on: usbeth_ncm_ethtool.sh)
+ktap_check timer_on_timeouts test "$(timeouts_for_pings)" -gt 0
 
 # atomic: valid knobs then an invalid last one: nothing changes
 before="$(sys rx_max) $(sys tx_max) $(sys tx_timer_usecs)"

@@ -4,15 +4,18 @@
 # The standard ethtool interface of cdc_ncm and u_ether, and which path
 # usbeth takes, on a real USB NCM link.
 #
-# A kernel with the series in upstream/ (kernel_fixed: 7.3-fixed) gives
+# A kernel with the series in upstream/ (kernel_fixed: 7.3-fixed), or
+# cdc_ncm and u_ether built from it and loaded out of tree (taint O), gives
 # cdc_ncm ethtool coalesce (tx-aggr-max-bytes, tx-aggr-max-frames,
-# tx-aggr-time-usecs) and ringparam (rx-buf-len), and u_ether ringparam
-# (its request queues). There:
+# tx-aggr-time-usecs, adaptive-tx) and ringparam (rx-buf-len), and u_ether
+# ringparam (its request queues). There:
 #   - `ethtool -c/-g` read what cdc_ncm's sysfs shows, `ethtool -C/-G`
-#     change it (and sysfs writes show in ethtool); refusals keep the value;
+#     change it; sysfs writes show in ethtool, and its monitor hears of
+#     them; refusals keep the value;
 #   - tx-aggr-max-frames 1 makes every NTB carry one datagram;
-#   - a ping on an idle link leaves as soon as it is handed over
-#     (tx_reason_idle), not at the TX timer (0007);
+#   - adaptive-tx is off by default, and pings then wait for the TX timer
+#     as on any kernel; on, a ping on an idle link leaves as soon as it is
+#     handed over (tx_reason_idle);
 #   - usbeth sets ntb-tx-max, tx-timer-usecs and ntb-rx-max through those
 #     operations: ethtool's monitor hears of each change;
 #   - `ethtool -g` on the gadget shows the request queues qmult sizes,
@@ -31,7 +34,9 @@ ETHTOOL=${USBETH_ETHTOOL:-${USBETH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/usbeth
 
 trap 'kill "$ETM_PID" 2>/dev/null; ncm_teardown' EXIT
 ETM_PID=
-if kernel_fixed; then ktap_plan 25; else ktap_plan 7; fi
+# cdc_ncm built from upstream/'s series and loaded out of tree
+ncm_patched() { grep -qs O /sys/module/cdc_ncm/taint; }
+if kernel_fixed || ncm_patched; then ktap_plan 30; else ktap_plan 7; fi
 ncm_setup -s super
 H=$NCM_HOST_NS D=$NCM_HOST_IF G=$NCM_GADGET_NS GD=$NCM_GADGET_IF
 et() { in_ns "$H" "$ETHTOOL" "$@"; }
@@ -63,7 +68,7 @@ et_barrier() {
 }
 heard() { grep -c -E "$1" "$ETM_LOG"; }
 
-if ! kernel_fixed; then
+if ! kernel_fixed && ! ncm_patched; then
 	ktap_check host_ethtool_c_no_tx_aggr sh -c "! ip netns exec '$H' '$ETHTOOL' -c '$D' 2>&1 | grep -q tx-aggr"
 	ktap_check host_ethtool_g_no_rx_buf_len sh -c "! ip netns exec '$H' '$ETHTOOL' -g '$D' 2>&1 | grep -q 'RX Buf Len'"
 	ktap_check gadget_ethtool_g_not_supported sh -c "! ip netns exec '$G' '$ETHTOOL' -g '$GD' > /dev/null 2>&1"
@@ -87,15 +92,23 @@ ktap_check ethtool_C_tx_aggr et -C "$D" tx-aggr-max-bytes 8192 tx-aggr-time-usec
 # a multiple of the bulk packet (1024 at super speed) is padded, as a
 # write of tx_max is
 ktap_expect_eq ethtool_C_reaches_sysfs "$(sys tx_max) $(sys tx_timer_usecs)" "8193 250"
+# a sysfs write shows in ethtool, and its monitor hears of it as of a
+# change made through ethtool
+et_barrier
+c0=$(heard "^Coalesce") r0=$(heard "^Ring")
 in_ns "$H" sh -c "echo 300 > /sys/class/net/$D/cdc_ncm/tx_timer_usecs"
 ktap_expect_eq sysfs_write_shows_in_ethtool "$(coal tx-aggr-time-usecs) $(coal tx-aggr-max-bytes)" "300 8193"
 ktap_check ethtool_G_rx_buf_len et -G "$D" rx-buf-len 8192
 ktap_expect_eq ethtool_G_reaches_sysfs "$(sys rx_max) $(ring 'RX Buf Len')" "8192 8192"
+in_ns "$H" sh -c "echo 300 > /sys/class/net/$D/cdc_ncm/tx_timer_usecs"
+in_ns "$H" sh -c "echo 4096 > /sys/class/net/$D/cdc_ncm/rx_max"
+et_barrier
+ktap_expect_eq sysfs_writes_heard "$(($(heard "^Coalesce") - c0)) $(($(heard "^Ring") - r0))" "1 2"
 # above what the gadget advertises (16384), below an NTB's minimum: refused
 ktap_check rx_buf_len_above_device_refused sh -c "! ip netns exec '$H' '$ETHTOOL' -G '$D' rx-buf-len 32768"
 ktap_check tx_aggr_bytes_below_min_refused sh -c "! ip netns exec '$H' '$ETHTOOL' -C '$D' tx-aggr-max-bytes 100"
 ktap_check tx_aggr_frames_zero_refused sh -c "! ip netns exec '$H' '$ETHTOOL' -C '$D' tx-aggr-max-frames 0"
-ktap_expect_eq refusals_keep_values "$(sys rx_max) $(sys tx_max) $(coal tx-aggr-max-frames)" "8192 8193 $frames"
+ktap_expect_eq refusals_keep_values "$(sys rx_max) $(sys tx_max) $(coal tx-aggr-max-frames)" "4096 8193 $frames"
 
 # tx-aggr-max-frames 1: one datagram an NTB, under bulk traffic too
 ktap_check ethtool_C_frames_1 et -C "$D" tx-aggr-max-frames 1
@@ -106,13 +119,26 @@ ktap_info "frames 1: $((n1 - n0)) NTBs for $((p1 - p0)) datagrams"
 ktap_check one_datagram_per_ntb test $((n1 - n0)) -eq $((p1 - p0)) -a $((p1 - p0)) -ge 100
 ktap_check ethtool_C_frames_back et -C "$D" tx-aggr-max-frames "$frames"
 
-# on an idle link a lone ping leaves at once, not at the timer (set long)
+# adaptive TX coalescing: off by default, when pings wait for the timer
+# (set long); on, a lone ping on an idle link leaves at once
+adaptive() { et -c "$D" | sed -n 's/^Adaptive RX:.*TX:[[:space:]]*//p'; }
+ktap_expect_eq adaptive_tx_off_by_default "$(adaptive)" off
 in_ns "$H" sh -c "echo 4000 > /sys/class/net/$D/cdc_ncm/tx_timer_usecs"
-m0=$(st tx_reason_idle) t0=$(st tx_reason_timeout)
-in_ns "$H" ping -q -c 20 -i 0.05 "$NCM_GADGET_ADDR" > /dev/null
-m1=$(st tx_reason_idle) t1=$(st tx_reason_timeout)
-ktap_info "20 pings: $((m1 - m0)) NTBs sent at once on the idle link, $((t1 - t0)) by the timer"
-ktap_check pings_leave_without_the_timer test $((m1 - m0)) -ge 20 -a $((t1 - t0)) -lt 5
+# pings_sent_by NAME: 20 pings on the idle link; the NTBs sent at once
+# in m, by the timer in t
+pings_sent_by() {
+	local m0 t0
+	m0=$(st tx_reason_idle) t0=$(st tx_reason_timeout)
+	in_ns "$H" ping -q -c 20 -i 0.05 "$NCM_GADGET_ADDR" > /dev/null
+	m=$(($(st tx_reason_idle) - m0)) t=$(($(st tx_reason_timeout) - t0))
+	ktap_info "20 pings, adaptive-tx $1: $m NTBs sent at once on the idle link, $t by the timer"
+}
+pings_sent_by off
+ktap_check adaptive_off_pings_wait_for_the_timer test "$m" -eq 0 -a "$t" -ge 15
+ktap_check ethtool_C_adaptive_tx_on et -C "$D" adaptive-tx on
+pings_sent_by on
+ktap_check adaptive_on_pings_leave_at_once test "$m" -ge 20 -a "$t" -lt 5
+ktap_check ethtool_C_adaptive_tx_off et -C "$D" adaptive-tx off
 
 # usbeth takes the ethtool path: ethtool's listeners hear of each change
 et_barrier

@@ -5,7 +5,7 @@
 # which a hotplug keeps busy (registration, the peer's link watch, IPv6
 # autoconf): the values go straight to the driver's own sysfs-style paths.
 # Devices that need rtnl (a gadget: u_ether reparents it under rtnl; a
-# cdc_ncm whose knobs are ethtool settings, upstream/0006) still take it.
+# cdc_ncm whose knobs are ethtool settings, upstream/features/0001) still take it.
 # A helper module, selftests/kmod/rtnl_hold.ko, has a kernel thread hold
 # rtnl; what is checked is the order of events, not times.
 source "$(dirname "$0")/lib.sh"
@@ -75,7 +75,7 @@ ip netns exec "$H" "$USBETHCTL" set "$HD" tx_timer_usecs=123 bql_limit_max=50000
 	> "$tmp/host" 2>&1 &
 hpid=$!
 if [ "$host_ethtool" = 1 ]; then
-	# A cdc_ncm whose NTB knobs are ethtool settings (upstream/0006; told
+	# A cdc_ncm whose NTB knobs are ethtool settings (upstream/features/0001; told
 	# by what its driver answers to ethtool -c, read before rtnl was
 	# taken: ethtool's request would wait for it too) is worked on
 	# through ethtool's operations, under rtnl as ethtool calls them:

@@ -14,7 +14,7 @@
 # The known leaks, usbeth having no part in either:
 # - ncm_wrap_ntb: f_ncm (7.3) frees the NTB it is building (skb_tx_data,
 #   skb_tx_ndp) on no disable or unbind path, so an NTB pending when the
-#   link goes down leaks (upstream/0005 frees it).
+#   link goes down leaks (upstream/fixes/0005 frees it).
 # - usb_add_gadget: a gadget device and its UDC's, never released once the
 #   UDC is removed after an NCM bind and unbind: u_ether moves its netdev off
 #   the gadget with device_move(), which leaves the old parent's "net" glue
