@@ -30,19 +30,9 @@ cleanup() { gadget_teardown; rmmod dummy_hcd 2> /dev/null; }
 trap cleanup EXIT
 udc_load is_super_speed=0 is_high_speed=0
 gadget_make || die "cannot make the gadget"
-ip netns add repro-h && ip netns add repro-g || die "ip netns"
-bind || die "the bind was refused"
-gif=$(cat "$F/ifname") hif=$(host_if)
-ip link set "$gif" netns repro-g && ip link set "$hif" netns repro-h || die "ip link set netns"
-ip -n repro-g addr add 10.77.0.2/24 dev "$gif" && ip -n repro-h addr add 10.77.0.1/24 dev "$hif" ||
-	die "ip addr"
 # nothing but the pings below goes out of the gadget: no IPv6, and each
 # end knows the other's address
-for ns in repro-g repro-h; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-ip netns exec repro-g sysctl -qw "net.ipv6.conf.$gif.disable_ipv6=1"
-ip netns exec repro-h sysctl -qw "net.ipv6.conf.$hif.disable_ipv6=1"
+quiet_link
 ip -n repro-g neigh replace 10.77.0.1 lladdr "$(ip -n repro-h -br link show "$hif" | awk '{ print $3 }')" \
 	dev "$gif" nud permanent && ip -n repro-h neigh replace 10.77.0.2 \
 	lladdr "$(ip -n repro-g -br link show "$gif" | awk '{ print $3 }')" dev "$hif" nud permanent ||

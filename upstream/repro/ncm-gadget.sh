@@ -72,6 +72,24 @@ unbind() {
 	wait_for no_host_if || die "unbound, but the cdc_ncm interface stayed"
 }
 
+# quiet_link: the gadget (made) bound, its interface and the host's each
+# in a netns of its own (repro-g, repro-h: gif, hif), 10.77.0.2 and
+# 10.77.0.1, no IPv6, down: nothing goes out of either end but what the
+# caller sends
+quiet_link() {
+	local ns
+	ip netns add repro-h && ip netns add repro-g || die "ip netns"
+	bind || die "the bind was refused"
+	gif=$(cat "$F/ifname") hif=$(host_if)
+	ip link set "$gif" netns repro-g && ip link set "$hif" netns repro-h || die "ip link set netns"
+	ip -n repro-g addr add 10.77.0.2/24 dev "$gif" && ip -n repro-h addr add 10.77.0.1/24 dev "$hif" ||
+		die "ip addr"
+	for ns in repro-g repro-h; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	done
+	ip netns exec repro-g sysctl -qw "net.ipv6.conf.$gif.disable_ipv6=1"
+	ip netns exec repro-h sysctl -qw "net.ipv6.conf.$hif.disable_ipv6=1"
+}
 # iperf_repro: the start of a reproducer that runs iperf3: iperf3 and root
 # there, dummy_hcd unloaded (the caller loads it as it needs); on exit the
 # iperf3 client (pid in cli) and server (pid in pidf) are stopped, the

@@ -49,19 +49,9 @@ cleanup() { failslab_off; gadget_teardown; rmmod dummy_hcd 2> /dev/null; }
 trap cleanup EXIT
 udc_load
 gadget_make || die "cannot make the gadget"
-ip netns add repro-h && ip netns add repro-g || die "ip netns"
-bind || die "the bind was refused"
-gif=$(cat "$F/ifname") hif=$(host_if)
-ip link set "$gif" netns repro-g && ip link set "$hif" netns repro-h || die "ip link set netns"
-ip -n repro-g addr add 10.77.0.2/24 dev "$gif" && ip -n repro-h addr add 10.77.0.1/24 dev "$hif" ||
-	die "ip addr"
 # no IPv6: nothing but the pings below goes out of the gadget, so no NTB
 # is being built when the fault is armed
-for ns in repro-g repro-h; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-ip netns exec repro-g sysctl -qw "net.ipv6.conf.$gif.disable_ipv6=1"
-ip netns exec repro-h sysctl -qw "net.ipv6.conf.$hif.disable_ipv6=1"
+quiet_link
 ip -n repro-g link set "$gif" up && ip -n repro-h link set "$hif" up || die "ip link set up"
 wait_for ip netns exec repro-h ping -c 1 -W 1 10.77.0.2 > /dev/null || die "the link does not ping"
 
