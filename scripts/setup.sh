@@ -82,19 +82,29 @@ apt_prepare() { # apt_prepare CODENAME
 			$sudo apt-get update -q > /dev/null
 	else
 		mkdir -p "$d/sources" "$d/lists/partial" "$d/cache/archives/partial"
-		cat > "$d/sources/$code.sources" <<-EOF
-		Types: deb
-		URIs: $mirror
-		Suites: $code $code-updates $code-backports
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		if [ "$code" = sid ]; then	# no updates, backports or security suites
+			cat > "$d/sources/$code.sources" <<-EOF
+			Types: deb
+			URIs: $mirror
+			Suites: sid
+			Components: main
+			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+			EOF
+		else
+			cat > "$d/sources/$code.sources" <<-EOF
+			Types: deb
+			URIs: $mirror
+			Suites: $code $code-updates $code-backports
+			Components: main
+			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
-		Types: deb
-		URIs: $security_mirror
-		Suites: $code-security
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-		EOF
+			Types: deb
+			URIs: $security_mirror
+			Suites: $code-security
+			Components: main
+			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+			EOF
+		fi
 		say "apt lists of $code (private configuration in $d)"
 		# shellcheck disable=SC2046
 		apt-get $(aptargs "$code") update -q 2>&1 | grep -v '^W: Download is performed unsandboxed' |
@@ -151,7 +161,7 @@ sparse_reads() { # sparse_reads ROOT SPARSE: no complaint about the probe
 	[ -z "$out" ]
 }
 sparse_for() { # sparse_for ROOT HEADERS: the sparse path for this kernel
-	local root=$1 hdr=$2 d=$cache/apt/sid
+	local root=$1 hdr=$2
 	# only kernels whose headers use the construct need it
 	if ! grep -rqs __typeof_unqual__ "$hdr"/../linux-headers-*-common/include/linux/compiler.h \
 			"$hdr"/include/linux/compiler.h ||
@@ -162,20 +172,10 @@ sparse_for() { # sparse_for ROOT HEADERS: the sparse path for this kernel
 	[ -n "$root" ] || die "the host's sparse cannot read $hdr, and it has no build root"
 	if ! sparse_reads "$root" /usr/local/bin/sparse 2>/dev/null; then
 		say "sparse from sid into the $(basename "$root") build root (its own cannot read 7.x's headers)" >&2
-		mkdir -p "$d/sources" "$d/lists/partial" "$d/cache/archives/partial"
-		cat > "$d/sources/sid.sources" <<-EOF
-		Types: deb
-		URIs: $mirror
-		Suites: sid
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-		EOF
+		apt_prepare sid >&2
 		local tmp
 		tmp=$(mktemp -d)
-		# shellcheck disable=SC2046
-		apt-get $(aptargs sid) update -q > /dev/null 2>&1
-		# shellcheck disable=SC2046
-		(cd "$tmp" && apt-get $(aptargs sid) download -q sparse > /dev/null 2>&1)
+		(cd "$tmp" && apt_q sid apt-get download -q sparse > /dev/null 2>&1)
 		[ -f "$(echo "$tmp"/sparse_*.deb)" ] || die "could not download sparse from sid"
 		dpkg-deb --fsys-tarfile "$tmp"/sparse_*.deb | tar -xO ./usr/bin/sparse > "$root/usr/local/bin/sparse"
 		chmod 755 "$root/usr/local/bin/sparse"

@@ -25,12 +25,11 @@ sys_stat() { sysfs_of "$H" "$D" "statistics/$1"; }
 # sent, both its own counters, so a transfer that did not complete, or
 # one iperf_bytes ran again, still compares per byte (CI once saw 447
 # NTBs for a "4 MiB" that cannot have been 4 MiB at 4 KiB an NTB).
-NTB_COUNTER=tx_ntbs
 ntbs_for_4m() {
 	local n0 b0 n1 b1
-	n0=$(st $NTB_COUNTER) b0=$(sys_stat tx_bytes)
+	n0=$(st tx_ntbs) b0=$(sys_stat tx_bytes)
 	iperf_bytes "$NCM_GADGET_NS" "$H" "$NCM_GADGET_ADDR" -n 4M > /dev/null
-	n1=$(st $NTB_COUNTER) b1=$(sys_stat tx_bytes)
+	n1=$(st tx_ntbs) b1=$(sys_stat tx_bytes)
 	echo "$((n1 - n0)) $((b1 - b0))"
 }
 ktap_check set_ntb_tx_max_16384 ue "$H" set "$D" ntb_tx_max=16384
@@ -51,7 +50,7 @@ ktap_expect_eq same_size_padded_no_change "$(grep -c '^ifname=' <<< "$out") $(sy
 small=$(ntbs_for_4m)
 read -r bn bb <<< "$big"
 read -r sn sb <<< "$small"
-ktap_info "NTBs ($NTB_COUNTER): $bn for $bb bytes sent at tx_max 16384, $sn for $sb bytes at tx_max $tx"
+ktap_info "NTBs (tx_ntbs): $bn for $bb bytes sent at tx_max 16384, $sn for $sb bytes at tx_max $tx"
 # at least 1.5 times the NTBs per byte (4 times, were every NTB full),
 # over at least 1 MiB each (a transfer, not its handshake)
 ktap_check smaller_ntb_means_more_ntbs test "$bb" -ge 1048576 -a "$sb" -ge 1048576 -a \
