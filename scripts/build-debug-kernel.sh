@@ -179,10 +179,13 @@ if [ ${#patches[@]} -gt 0 ]; then
 	printf '%s\n' "$files" > "$root$psrc_in/.usbeth-patched"
 fi
 
-# The modules the VM suite loads, with their dependencies, in lsmod's form
-# for localmodconfig: every other module of Debian's configuration goes.
+# The modules the VM suite and the benches load, with their dependencies,
+# in lsmod's form for localmodconfig: every other module of Debian's
+# configuration goes. The second line is the emulated devices (usbemu over
+# vhci_hcd and a tap, posing as a qmi_wwan modem) and the bench's shapers.
 mods=(virtio_pci 9pnet_virtio 9p e1000e dummy dummy_hcd libcomposite usb_f_ncm
-      cdc_ncm cdc_ether cdc_mbim veth ifb xhci_pci rndis_host overlay)
+      cdc_ncm cdc_ether cdc_mbim veth ifb xhci_pci rndis_host overlay
+      vhci_hcd tun qmi_wwan sch_cake sch_ingress act_mirred cls_matchall)
 mkdir -p "$root$obj_in"
 {
 	echo "Module                  Size  Used by"
