@@ -104,6 +104,9 @@ CONFIGS = os.environ.get("USBETH_BENCH_TABLE") or os.path.join(TOP, "selftests",
 # directory)
 PROFILES = ([os.environ["USBETH_BENCH_PROFILES"]] if os.environ.get("USBETH_BENCH_PROFILES")
             else [os.path.join(TOP, "usbethd", d) for d in ("profiles.d", "profiles.available")])
+# the profiles no longer shipped, kept for their committed data (a
+# "retired" row of the configuration table)
+RETIRED = os.path.join(TOP, "docs", "performance", "retired")
 # each knob a configuration may set, and the drv_* field that records what
 # the driver holds for it
 KNOB_FIELD = {"ntb-tx-max": "drv_tx_max", "ntb-rx-max": "drv_rx_max",
@@ -157,6 +160,8 @@ def declared(link, config, configs, pdir):
     if (link, config) not in configs:
         return None
     if config.startswith("profile:"):
+        if configs[(link, config)].strip() == "retired":
+            pdir = [RETIRED]
         try:
             settings = profile_settings(config[len("profile:"):], pdir)
         except (OSError, ValueError):
@@ -592,17 +597,21 @@ def kernels_of(mine):
 
 def profile_rows(boots, band):
     """[(profile, link, kernels, boots, verdict, why)] of every shipped
-    profile, a row per link it was measured on (link "-": none)."""
+    profile, a row per link it was measured on (link "-": none), then of
+    every retired one ("NAME (retired)")."""
     rows = []
-    for name in shipped_profiles():
+    retired = sorted(os.path.splitext(os.path.basename(p))[0]
+                     for p in glob.glob(os.path.join(RETIRED, "*.json")))
+    for name, label in ([(n, n) for n in shipped_profiles()]
+                        + [(n, n + " (retired)") for n in retired]):
         cfg = "profile:" + name
         got = [(k, link, r) for k, link, c, r in boots if c == cfg]
         if not got:
-            rows.append((name, "-", "-", 0, "not measured", "-"))
+            rows.append((label, "-", "-", 0, "not measured", "-"))
             continue
         for link in link_sorted({link for _, link, _ in got}):
             mine = [(k, r) for k, ll, r in got if ll == link]
-            rows.append((name, link, kernels_of(mine), len(mine)) + judge(mine, link, band))
+            rows.append((label, link, kernels_of(mine), len(mine)) + judge(mine, link, band))
     return rows
 
 
@@ -611,12 +620,13 @@ def verdicts(paths):
     whether it helps, costs, or gives no result (judge())."""
     boots = per_boot(paths)
     band = aa_bands(boots)
-    out = ["Each shipped profile as usbethd applied it, against the defaults of the",
-           "same boot. A latency or throughput counts where the profile has %d boots" % VERDICT_BOOTS,
-           "or more on the link and each lies beyond the A/A band of its link and",
-           "kernel, on the same side; the band reaches as far from 1, either way, as",
-           "`defaults-again` came in any boot there (the Summary's noise rows).",
-           "Figures: the profile's lowest-highest boot, as lat and tput ratios."]
+    out = ["Each shipped profile, and each retired one, as usbethd applied it,",
+           "against the defaults of the same boot. A latency or throughput counts",
+           "where the profile has %d boots or more on the link and each lies beyond" % VERDICT_BOOTS,
+           "the A/A band of its link and kernel, on the same side; the band reaches",
+           "as far from 1, either way, as `defaults-again` came in any boot there",
+           "(the Summary's noise rows). Figures: the profile's lowest-highest boot,",
+           "as lat and tput ratios."]
     rows = ["| profile | link | kernels (boots) | verdict | why |",
             "| --- | --- | --- | --- | --- |"]
     emu = []

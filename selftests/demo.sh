@@ -3,11 +3,11 @@
 #
 # The README's main job, run inside the usbeth VM by `make demo`: with the
 # module loaded and usbethd running on the shipped profiles (those shipped
-# disabled enabled, as an admin does: usbethd.profiles(5)), plug in a
-# SuperSpeed USB NCM gadget posing as a Sierra Wireless modem (VID 1199)
-# with qmult 1, and show what happens: the daemon applies the cellular-modem
-# profile to the host side and the SuperSpeed-gadget profile to the gadget
-# within the hotplug event, `usbeth link show` shows the values, traffic
+# disabled enabled, as an admin does: usbethd.profiles(5)) and the README's
+# own example of an admin's profile (my-modem), plug in a SuperSpeed USB
+# NCM gadget posing as that Sierra Wireless modem (1199:9071) with qmult 1,
+# and show what happens: the daemon applies my-modem to the host side and
+# the SuperSpeed-gadget profile to the gadget within the hotplug event, `usbeth link show` shows the values, traffic
 # out of the modem shows its BQL state (accounting active where the
 # kernel's usbnet does BQL: 7.3, the demo's default kernel), and stopping
 # the daemon puts everything back.
@@ -16,7 +16,7 @@ source "$(dirname "$0")/usbethd_lib.sh"
 
 D=$USBETH_TOP/usbethd/usbethd
 CLI=$USBETH_TOP/ip-extensions/usbeth
-BUILTIN=/tmp/usbeth-demo-profiles
+BUILTIN=/tmp/usbeth-demo-profiles ADMIN=/tmp/usbeth-demo-admin
 DPID= DFD=
 cleanup() {
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
@@ -51,18 +51,28 @@ gadget=$NCM_GADGET_IF
 # only from the CONNECT the gadget sends when it opens (lib.sh: ncm_plug)
 ip -n "$NCM_GADGET_NS" link set dev "$gadget" netns 1
 echo "# --- usbethd starts with the shipped profiles, those shipped disabled"
-echo "#     (cellular-modem, superspeed-gadget, ...) enabled as an admin does"
-stage_profiles "$BUILTIN" || bail "cannot stage the shipped profiles"
-exec {DFD}< <(exec "$D" -d "$BUILTIN" --runtime-dir /run/usbethd 2>&1)
+echo "#     (displaylink, superspeed-gadget, ...) enabled as an admin does,"
+echo "#     and the README's own profile for this modem, my-modem.json:"
+stage_profiles "$BUILTIN" && rm -rf "$ADMIN" && mkdir -p "$ADMIN" &&
+	cat > "$ADMIN/my-modem.json" <<'EOF' && chmod 0755 "$ADMIN" && chmod 0644 "$ADMIN/my-modem.json" ||
+{
+    "description": "our modem: a shorter cdc_ncm TX timer",
+    "match": { "vid": "1199", "pid": "9071", "role": "host" },
+    "settings": { "tx-timer-usecs": 100 }
+}
+EOF
+	bail "cannot stage the profiles"
+sed 's/^/#   /' "$ADMIN/my-modem.json"
+exec {DFD}< <(exec "$D" -d "$BUILTIN" -d "$ADMIN" --runtime-dir /run/usbethd 2>&1)
 DPID=$!
 dwait '^ready' || bail "usbethd did not start"
 
 echo "# --- plug in (bind the UDC)"
 echo "$NCM_UDC" > "$NCM_GADGET/UDC"
 host=
-dwait "profile cellular-modem applied" && host=${REPLY%%:*}
-if [ -n "$host" ]; then ktap_ok modem_profile_applied_on_plug; else ktap_fail modem_profile_applied_on_plug; fi
-[ -n "$host" ] || bail "no host-side device got the modem profile"
+dwait "profile my-modem applied" && host=${REPLY%%:*}
+if [ -n "$host" ]; then ktap_ok own_profile_applied_on_plug; else ktap_fail own_profile_applied_on_plug; fi
+[ -n "$host" ] || bail "no host-side device got my-modem"
 echo "# --- both ends up: the gadget connects, at SuperSpeed"
 ip link set dev "$host" up
 ip link set dev "$gadget" up
@@ -76,9 +86,9 @@ echo "# --- usbeth link show dev $host"
 "$CLI" link show dev "$host" | sed 's/^/#   /'
 echo "# --- usbeth -d link show dev $gadget"
 "$CLI" -d link show dev "$gadget" | sed 's/^/#   /'
-held=$(modem_held "$host")
+held=$(modem_held "$host" "$ADMIN/my-modem.json")
 echo "# --- the driver's own view (its sysfs files): $held, configfs qmult=$(cat "$NCM_FUNC/qmult")"
-ktap_expect_eq driver_holds_profile_values "$held" "$(modem_wanted)"
+ktap_expect_eq driver_holds_profile_values "$held" "$(modem_wanted "$ADMIN/my-modem.json")"
 
 echo "# --- traffic out of the modem (pings to a neighbour nobody answers for)"
 ip addr add 10.200.0.1/24 dev "$host"

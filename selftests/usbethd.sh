@@ -52,7 +52,8 @@ cleanup() {
 trap cleanup EXIT
 source "$(dirname "$0")/usbethd_lib.sh"
 rm -rf "$W" && mkdir -p "$ADMIN" "$RUN"
-stage_profiles "$BUILTIN" || bail "cannot stage the built-in profiles"
+stage_profiles "$BUILTIN" && modem_test_profile "$BUILTIN" ||
+	bail "cannot stage the built-in profiles"
 : > "$LOG"
 
 ktap_plan 88
@@ -159,14 +160,14 @@ ktap_check removal_falls_back_to_builtin applied displaylink
 ktap_expect_eq removal_restores_tx_timer "$(sysnet "$host" cdc_ncm/tx_timer_usecs)" "$t0"
 ktap_expect_eq removal_restores_rtnl "$(sysnet "$host" tx_queue_len) $(sysnet "$host" mtu)" "$q0 $m0"
 
-# --- a cellular modem's VID gets the modem profile
+# --- a modem vendor's VID gets the tests' modem profile
 dmark
 unplug
 dexpect "^$host: gone, record dropped" > /dev/null || bail "no record dropped on unplug"
 echo 0x1199 > "$NCM_GADGET/idVendor"
 dmark
 plug
-applied cellular-modem || bail "the modem did not get the cellular-modem profile"
+applied modem-test || bail "the modem did not get the modem-test profile"
 host=$APPLIED
 ktap_expect_eq modem_profile_in_driver "$(modem_held "$host")" "$(modem_wanted)"
 
@@ -222,7 +223,7 @@ dexpect "^$host: gone, record dropped" > /dev/null || bail "no record dropped on
 echo super-speed > "$NCM_GADGET/max_speed" || bail "cannot set the gadget's max_speed"
 dmark
 plug
-applied cellular-modem || bail "back at super speed: not the cellular-modem profile"
+applied modem-test || bail "back at super speed: not the modem-test profile"
 host=$APPLIED
 ktap_expect_eq superspeed_modem_back_to_modem_profile "$(modem_held "$host")" "$(modem_wanted)"
 
@@ -235,7 +236,7 @@ for i in $(seq 1 "$CYCLES"); do
 	dexpect "^$host: gone, record dropped" > /dev/null || { ktap_info "cycle $i: no drop"; break; }
 	dmark
 	plug
-	applied cellular-modem || { ktap_info "cycle $i: not applied"; break; }
+	applied modem-test || { ktap_info "cycle $i: not applied"; break; }
 	host=$APPLIED
 	ok=$i
 done
@@ -258,7 +259,7 @@ ktap_expect_eq stop_restores_gadget_qmult "$(cat "$NCM_FUNC/qmult")" 1
 out=$("$D" --apply "$host" -d "$BUILTIN" --runtime-dir "$RUN" 2>&1 &&
       "$D" --apply "$host" -d "$BUILTIN" --runtime-dir "$RUN" 2>&1)
 printf '%s\n' "$out" | sed 's/^/#   /'
-ktap_check oneshot_apply_then_idempotent grep -q "profile cellular-modem applied (0 changed)" <<< "$out"
+ktap_check oneshot_apply_then_idempotent grep -q "profile modem-test applied (0 changed)" <<< "$out"
 ktap_expect_eq oneshot_apply_profile_in_driver "$(modem_held "$host")" "$(modem_wanted)"
 
 # --- sd_notify without systemd: a listener on a unix datagram socket (what
@@ -307,7 +308,7 @@ ktap_info "stopped daemon: CHANGE + DEL of $old (ifindex $oldidx), NEW of $host 
 kill -CONT "$DPID"
 ktap_check overrun_logged dexpect "^notifications lost \(ENOBUFS\): resync"
 ktap_check overrun_resync_drops_vanished dexpect "^$old: gone, record dropped"
-ktap_check overrun_resync_applies_unseen_plug dexpect "^$host: profile cellular-modem applied \($(wc -w <<< "$(modem_wanted)") changed\)"
+ktap_check overrun_resync_applies_unseen_plug dexpect "^$host: profile modem-test applied \($(wc -w <<< "$(modem_wanted)") changed\)"
 ktap_check overrun_no_record_leaked dexpect "^resync \(overrun\): [0-9]+ netdevs, 2 devices recorded"
 ktap_expect_eq overrun_plug_profile_in_driver "$(modem_held "$host")" "$(modem_wanted)"
 ktap_expect_eq overrun_plug_tx_timer_in_usbeth "$(uf "$host" tx_timer_usecs)" \
@@ -347,7 +348,7 @@ ktap_expect_eq admin_change_kept_on_reconnect "$(cat "$NCM_FUNC/qmult") $(uf "$g
 # dump, not a second time from the NEW's snapshot of it as it registered
 # (counted up to a second reload: a loop turn after the stale NEW's)
 host=$("$NLWAIT" -t 30 driver cdc_ncm) || bail "no cdc_ncm netdev on plug"
-applied cellular-modem || bail "replug: not the cellular-modem profile"
+applied modem-test || bail "replug: not the modem-test profile"
 dmark
 unplug
 dexpect "^$host: gone, record dropped" > /dev/null || bail "no record dropped on unplug"
@@ -361,7 +362,7 @@ for v in $(seq 100 107); do
 done
 kill -CONT "$DPID"
 ktap_check stale_overrun_seen dexpect "^notifications lost \(ENOBUFS\): resync"
-ktap_check stale_overrun_resync_applies dexpect "^$host: profile cellular-modem applied \($(wc -w <<< "$(modem_wanted)") changed\)"
+ktap_check stale_overrun_resync_applies dexpect "^$host: profile modem-test applied \($(wc -w <<< "$(modem_wanted)") changed\)"
 for i in 1 2; do
 	dmark
 	kill -HUP "$DPID"
@@ -371,7 +372,7 @@ done
 mapfile -t -s "$m0" seen < "$LOG"
 n=0
 for l in "${seen[@]}"; do
-	[[ $l =~ ^$host:\ profile\ cellular-modem\ applied\ \([1-9] ]] && n=$((n + 1))
+	[[ $l =~ ^$host:\ profile\ modem-test\ applied\ \([1-9] ]] && n=$((n + 1))
 done
 ktap_expect_eq stale_new_not_applied_again "$n" 1
 ktap_expect_eq admin_change_kept_on_overrun "$(cat "$NCM_FUNC/qmult")" 2

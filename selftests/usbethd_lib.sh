@@ -47,14 +47,31 @@ shipped_profile() {
 	return 1
 }
 
+# modem_test_profile DIR: the tests' own modem profile, DIR/modem-test.json
+# (MODEM_TEST_PROFILE its path): the host side of a modem vendor's device
+# on cdc_ncm (the gadget posing as one), a BQL cap and a shorter TX timer,
+# two knobs the daemon changes and puts back. Not a shipped profile: none
+# of usbeth's helps a modem (docs/performance.md), but the daemon's
+# bookkeeping needs one that changes something on a plug.
+modem_test_profile() {
+	MODEM_TEST_PROFILE=$1/modem-test.json
+	cat > "$MODEM_TEST_PROFILE" <<-EOF && chmod 0644 "$MODEM_TEST_PROFILE"
+	{
+		"description": "test: a modem's host side, two knobs changed",
+		"match": { "vid": ["1199", "2c7c"], "driver": "cdc_ncm", "role": "host" },
+		"settings": { "bql-limit-max": 8192, "tx-timer-usecs": 50 }
+	}
+	EOF
+}
+
 # storm_profiles QMULT TXQUEUELEN: the profiles of the storm
 # (usbethd_storm.sh, bench/usbethd_storm_bench.sh) in BUILTIN and ADMIN,
-# both made anew: the shipped cellular-modem and default, and the admin's
-# storm-gadget, which gives every gadget QMULT and TXQUEUELEN once it is
-# connected at high speed or faster
+# both made anew: the shipped default and the tests' modem-test, and the
+# admin's storm-gadget, which gives every gadget QMULT and TXQUEUELEN once
+# it is connected at high speed or faster
 storm_profiles() {
 	rm -rf "$BUILTIN" "$ADMIN" && mkdir -p "$BUILTIN" "$ADMIN" &&
-		cp "$(shipped_profile cellular-modem)" "$(shipped_profile default)" "$BUILTIN"/ &&
+		cp "$(shipped_profile default)" "$BUILTIN"/ && modem_test_profile "$BUILTIN" &&
 		cat > "$ADMIN/storm-gadget.json" <<-EOF &&
 	{
 		"description": "test: every gadget, once it runs at high speed or faster",
@@ -187,7 +204,8 @@ applied() {
 	APPLIED=${DLINE%%:*}
 }
 # modem_wanted [PROFILE]: "KNOB=VALUE ..." of the cdc_ncm and BQL knobs the
-# built-in PROFILE (default cellular-modem) sets; modem_held HOST [PROFILE]:
+# PROFILE sets: a shipped profile's name, a file's path, or none for the
+# tests' modem-test (modem_test_profile); modem_held HOST [PROFILE]:
 # the same knobs as HOST's driver holds them (its sysfs files). cdc_ncm pads an NTB size that is a
 # multiple of the endpoint's packet size by one byte (4096 is held as 4097):
 # that counts as the size asked for. A profile that sets none of them, or a
@@ -197,11 +215,16 @@ declare -A MODEM_SYSFS=([ntb-rx-max]=cdc_ncm/rx_max [ntb-tx-max]=cdc_ncm/tx_max
 	[tx-timer-usecs]=cdc_ncm/tx_timer_usecs
 	[bql-limit-max]=queues/tx-0/byte_queue_limits/limit_max)
 modem_wanted() {
-	local out
+	local out f=${MODEM_TEST_PROFILE:-}
+	case ${1:-} in
+	'') ;;
+	*/*) f=$1 ;;
+	*) f=$(shipped_profile "$1") ;;
+	esac
 	out=$(python3 -c 'import json, sys
 s = json.load(open(sys.argv[1])).get("settings", {})
 print(" ".join(f"{k}={s[k]}" for k in sys.argv[2:] if s.get(k) is not None))' \
-		"$(shipped_profile "${1:-cellular-modem}")" ntb-rx-max ntb-tx-max tx-timer-usecs bql-limit-max)
+		"$f" ntb-rx-max ntb-tx-max tx-timer-usecs bql-limit-max)
 	echo "${out:-none}"
 }
 modem_held() { knobs_held "$1" "$(modem_wanted "${2:-}")"; }

@@ -4,8 +4,8 @@
 # usbethd in a storm: N USB NICs (default 30; lib.sh ncms_*: NCM gadgets on
 # dummy_hcd, a UDC each) plugged in at once and pulled out at once, three
 # times, with the daemon's notification sockets at the kernel's default
-# size. The host sides pose as cellular modems (the built-in
-# cellular-modem profile: cdc_ncm's TX timer, a BQL cap), the gadget sides
+# size. The host sides pose as cellular modems (the tests' own
+# modem-test profile: cdc_ncm's TX timer, a BQL cap), the gadget sides
 # get a profile of the test's own that matches once they connect at high
 # speed (qmult and txqueuelen); every netdev stays in the initial
 # netns, the gadget ones up, so that each plug also brings N carriers,
@@ -99,9 +99,9 @@ same_set() {
 # since ROUND [stopped] WHAT: what the round's time is counted from
 since() { if [ "${2:-}" = stopped ]; then echo "the daemon resumed"; else echo "${*: -1}"; fi; }
 ms() { echo $(( (${EPOCHREALTIME/./} - $1) / 1000 )); }
-HOST_APPLIED='^([^ :]+): profile cellular-modem applied'
+HOST_APPLIED='^([^ :]+): profile modem-test applied'
 GADGET_APPLIED='^([^ :]+): profile storm-gadget applied'
-HOST_DROPPED='^([^ :]+): gone, record dropped \(profile cellular-modem\)'
+HOST_DROPPED='^([^ :]+): gone, record dropped \(profile modem-test\)'
 
 # --- before the daemon: every link once, for the originals (all host sides
 # alike, as cdc_ncm and BQL make them; the gadgets as u_ether does)

@@ -8,8 +8,8 @@
 # daemon and its built-in profiles, copied under /run: PrivateTmp= would hide
 # a tree that lives under /tmp). Checked: start returns once the
 # daemon said READY (Type=notify); the process has only CAP_NET_ADMIN,
-# no_new_privs and a seccomp filter; a "cellular modem" plugged in gets its
-# profile through all that (cdc_ncm sysfs); reload keeps it running; stop
+# no_new_privs and a seccomp filter; a "cellular modem" plugged in gets the
+# tests' modem profile through all that (cdc_ncm sysfs); reload keeps it running; stop
 # restores the driver's value; systemd-analyze's exposure score.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/usbethd_lib.sh"
@@ -56,7 +56,8 @@ sc() { nsenter -t "$sdpid" -p -m -r -w "$@"; }
 rm -rf "$U" "$STAGE" && mkdir -p "$U"
 if [ -n "${USBETH_TOP:-}" ]; then
 	mkdir -p "$U/usbethd.service.d" "$STAGE/sbin"
-	cp "$USBETHD" "$STAGE/sbin/usbethd" && stage_profiles "$STAGE/profiles.d" ||
+	cp "$USBETHD" "$STAGE/sbin/usbethd" && stage_profiles "$STAGE/profiles.d" &&
+		modem_test_profile "$STAGE/profiles.d" ||
 		bail "cannot stage the daemon in $STAGE"
 	sed "s|@SBINDIR@|$STAGE/sbin|" "$USBETH_TOP/packaging/usbethd.service" > "$U/usbethd.service"
 	cat > "$U/usbethd.service.d/selftest.conf" <<EOF2
@@ -71,21 +72,22 @@ else
 	done
 	[ -n "$unit" ] || env_missing "no installed usbethd.service (install usbethd)"
 	ktap_info "the installed unit: $unit"
-	# the modem profile ships disabled: enabled as usbethd.profiles(5) tells
-	# an admin to, a copy in /etc/usbeth/profiles.d (the test VM's /etc is
-	# the host's, read-only: a tmpfs overlay makes it writable meanwhile)
+	# the tests' modem profile, where an admin puts their own:
+	# /etc/usbeth/profiles.d (the test VM's /etc is the host's,
+	# read-only: a tmpfs overlay makes it writable meanwhile)
 	if [ ! -w /etc ]; then
 		mkdir -p /run/usbeth-etc/up /run/usbeth-etc/work &&
 			mount -t overlay usbeth-etc -o lowerdir=/etc,upperdir=/run/usbeth-etc/up,workdir=/run/usbeth-etc/work /etc ||
 			env_missing "cannot make /etc writable for the test (overlay)"
 		etc_overlay=1
 	fi
-	enabled=/etc/usbeth/profiles.d/cellular-modem.json
+	enabled=/etc/usbeth/profiles.d/modem-test.json
 	[ -e "$enabled" ] && enabled=''	# the admin's own: left alone
 	if [ -n "$enabled" ]; then
-		mkdir -p /etc/usbeth/profiles.d &&
-			install -m 0644 "$USBETH_PROFILES_AVAILABLE/cellular-modem.json" "$enabled" ||
-			bail "cannot enable the cellular-modem profile in /etc/usbeth/profiles.d"
+		mkdir -p /etc/usbeth/profiles.d && modem_test_profile /etc/usbeth/profiles.d ||
+			bail "cannot write the modem-test profile in /etc/usbeth/profiles.d"
+	else
+		MODEM_TEST_PROFILE=/etc/usbeth/profiles.d/modem-test.json
 	fi
 fi
 for m in systemd-udevd.service systemd-udev-trigger.service systemd-udev-settle.service \

@@ -127,7 +127,7 @@ command -v iperf3 > /dev/null && command -v ping > /dev/null ||
 
 # The gadget's default USB IDs, and the ones the profile cells pose as.
 VID_PLAIN=0x1d6b PID_PLAIN=0x0104
-VID_MODEM=0x2c7c PID_MODEM=0x0125	# Quectel EC25: cellular-modem's vid list
+VID_MODEM=0x2c7c PID_MODEM=0x0125	# Quectel EC25: a modem vendor's id
 VID_DL=0x17e9 PID_DL=0x4301		# DisplayLink: the displaylink profile
 
 cleanup() {
@@ -150,10 +150,11 @@ CONFIGS=$(dirname "$0")/configs.txt
 REPORT=$USBETH_TOP/scripts/bench-report.py
 [ -r "$CONFIGS" ] || bail "no configuration table $CONFIGS"
 # configs_of LINK: "NAME|KNOBS" of every configuration LINK runs, in order
+# (a retired profile's none: configs.txt)
 configs_of() {
 	local links name knobs l
 	while IFS='|' read -r links name knobs; do
-		[[ -z $links || $links == \#* ]] && continue
+		[[ -z $links || $links == \#* || $knobs == retired ]] && continue
 		for l in $links; do [ "$l" = "$1" ] && echo "$name|$knobs"; done
 	done < "$CONFIGS"
 }
@@ -334,7 +335,7 @@ cell() {
 	local gad=() idle up down drv='' after why dirs
 	dirs=$(dirs_of "$lnk")
 	case $name in
-	profile:cellular-modem | profile:cellular-modem-full-speed)
+	profile:cellular-modem-full-speed)
 		prof=${name#profile:} vid=$VID_MODEM pid=$PID_MODEM ;;
 	profile:displaylink) prof=displaylink vid=$VID_DL pid=$PID_DL ;;
 	profile:superspeed-gadget) prof=superspeed-gadget ;;

@@ -86,7 +86,7 @@ for ((r = 1; r <= R; r++)); do
 	echo storm > "$T/trace_marker"
 	ncms_plug
 	ncms_hosts "$N" || ktap_info "round $r: ${#NCMS_HOST_IFS[@]} host sides of $N appeared"
-	if ! dexpect_all '^([^ :]+): profile cellular-modem applied' "$N" 120 ||
+	if ! dexpect_all '^([^ :]+): profile modem-test applied' "$N" 120 ||
 		! dexpect_all '^([^ :]+): profile storm-gadget applied' "$N" 120; then
 		ktap_fail "storm_round_$r" "round $r: ${#DSEEN[@]} of $N applied"
 		break
@@ -105,7 +105,7 @@ for ((r = 1; r <= R; r++)); do
 	echo storm > "$T/trace_marker"
 	t0=${EPOCHREALTIME/./}
 	ncms_unplug
-	if ! dexpect_all '^([^ :]+): gone, record dropped \(profile cellular-modem\)' "$N" 120; then
+	if ! dexpect_all '^([^ :]+): gone, record dropped \(profile modem-test\)' "$N" 120; then
 		ktap_fail "storm_round_$r" "round $r: ${#DSEEN[@]} of $N records dropped"
 		break
 	fi

@@ -10,9 +10,9 @@
 #
 # boot1: the module was loaded at boot, usbethd.service is up (READY), a
 #   gadget posing as a Quectel modem is plugged, udev renames its host side
-#   to enx<MAC>, usbethd applies the cellular-modem profile, enabled first as an admin
-#   does (a copy into /etc/usbeth/profiles.d and a reload; read back in
-#   sysfs), `systemctl stop usbethd` restores it; then apt-get purge takes
+#   to enx<MAC>, usbethd applies an admin's own profile for it, written
+#   first as the README shows (a file in /etc/usbeth/profiles.d and a
+#   reload; read back in sysfs), `systemctl stop usbethd` restores it; then apt-get purge takes
 #   every file of the packages away (the list was taken at install time).
 # boot2: the purged system still boots, with no failed unit.
 #
@@ -68,15 +68,22 @@ boot1() {
 		"$(systemctl show -P Type usbethd) $(systemctl show -P SubState usbethd)" "$want_type running"
 	ktap_check usbethd_started_logged sh -c "journalctl -b -u usbethd -o cat | grep -q '^Started'"
 
-	# -- the modem profile ships disabled: enabled as usbethd.profiles(5)
-	# says, one file copied into /etc and a reload (synchronous)
-	ktap_check modem_profile_shipped_disabled test -r /usr/share/usbeth/profiles.available/cellular-modem.json \
-		-a ! -e /usr/share/usbeth/profiles.d/cellular-modem.json
-	# the evidence the profile cites, installed and readable as named
-	ktap_check modem_evidence_installed grep -qF "profile:cellular-modem" \
+	# -- the shipped profiles other than default ship disabled, each with
+	# the evidence it cites installed and readable as named
+	ktap_check dock_profile_shipped_disabled test -r /usr/share/usbeth/profiles.available/displaylink.json \
+		-a ! -e /usr/share/usbeth/profiles.d/displaylink.json
+	ktap_check dock_evidence_installed grep -qF "profile:displaylink" \
 		/usr/share/doc/usbethd/docs/performance.md
-	ktap_check enable_modem_profile sh -c "install -m 0644 /usr/share/usbeth/profiles.available/cellular-modem.json \
-		/etc/usbeth/profiles.d/ && systemctl reload usbethd"
+	# -- an admin's own profile for the modem, as the README shows: a file
+	# in /etc/usbeth/profiles.d and a reload (synchronous)
+	ktap_check own_modem_profile sh -c 'cat > /etc/usbeth/profiles.d/my-modem.json <<EOF &&
+{
+    "description": "our modem: a BQL cap and a shorter cdc_ncm TX timer",
+    "match": { "vid": "2c7c", "pid": "0125", "role": "host" },
+    "settings": { "bql-limit-max": 8192, "tx-timer-usecs": 50 }
+}
+EOF
+		usbethd --check && systemctl reload usbethd'
 
 	# -- a modem is plugged
 	modprobe dummy_hcd || bail "cannot load dummy_hcd"
@@ -101,9 +108,9 @@ boot1() {
 	# usbethd's log line for the last of the profile's two knobs; the
 	# daemon logs them under the name it saw first (udev may rename later)
 	line=$(timeout 60 journalctl -u usbethd -f -o cat --after-cursor="$cursor" |
-		grep -m1 "profile cellular-modem: tx-timer-usecs")
+		grep -m1 "profile my-modem: tx-timer-usecs")
 	bql_line=$(journalctl -u usbethd -o cat --after-cursor="$cursor" |
-		grep -m1 "profile cellular-modem: bql-limit-max")
+		grep -m1 "profile my-modem: bql-limit-max")
 	ktap_info "usbethd: ${line:-nothing}; ${bql_line:-nothing}"
 	ktap_check profile_logged test -n "$line" -a -n "$bql_line"
 	ktap_expect_eq profile_tx_timer "$(sysfs cdc_ncm/tx_timer_usecs)" 50
@@ -132,7 +139,7 @@ boot1() {
 	done
 
 	# -- purge (the admin's own file in /etc is the admin's to remove)
-	rm -f /etc/usbeth/profiles.d/cellular-modem.json
+	rm -f /etc/usbeth/profiles.d/my-modem.json
 	ktap_check apt_get_purge env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${pkgs[@]}"
 	ktap_check dkms_forgot sh -c "! dkms status usbeth | grep -q . && ! test -e /var/lib/dkms/usbeth"
 	ktap_check module_file_removed sh -c \

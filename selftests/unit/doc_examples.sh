@@ -3,7 +3,7 @@
 # The examples of README.md, usbethd(8) and usbethd.profiles(5) work when
 # copied: doc_examples.py runs them on a stock install laid out in a
 # temporary directory, compares the output the pages show, and checks
-# that the README's own profile applies with cellular-modem enabled.
+# that the README's own profile applies with a shipped one enabled.
 here=$(cd "$(dirname "$0")" && pwd)
 # a host test of this checkout: its tree, and lib.sh's helpers only (no module)
 export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1

@@ -26,9 +26,9 @@ USBETH_DOCS_PAGE=$W/page.md /usr/bin/python3 "$T" --check > "$W/out2" 2>&1
 ktap_check typed_figure_fails grep -q 'docs/performance.md differs from its data' "$W/out2"
 # a profile's verdict lines typed over in its JSON comment
 mkdir "$W/prof" && cp "$USBETH_TOP"/usbethd/profiles.available/*.json "$W/prof/" &&
-	sed -i '/"Verdicts on the test bed/{n;n;s/"- [a-z-]*/"- typed-over/}' "$W/prof/cellular-modem.json"
+	sed -i '/"Verdicts on the test bed/{n;n;s/"- [a-z-]*/"- typed-over/}' "$W/prof/displaylink.json"
 USBETH_DOCS_PROFILES=$W/prof /usr/bin/python3 "$T" --check > "$W/out3" 2>&1
-ktap_check typed_verdict_fails grep -q 'cellular-modem.json differs from its data' "$W/out3"
+ktap_check typed_verdict_fails grep -q 'displaylink.json differs from its data' "$W/out3"
 # the per-boot appendix is a generated page of its own: one --boots block,
 # a section per data file
 ktap_check boots_block_per_file test "$(sed -n '/<!-- generated: bench-report.py --boots -->/,/<!-- end generated -->/p' \

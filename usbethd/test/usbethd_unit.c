@@ -123,7 +123,7 @@ static void t_builtins_load(void)
 	CHECK_EQ(profset_load(&s, builtin_dirs, 2, &e), 0);
 	if (e.msg[0])
 		printf("# %s:%u:%u: %s\n", e.file, e.line, e.col, e.msg);
-	CHECK_EQ(s.n, 5);
+	CHECK_EQ(s.n, 4);
 	host_dev(&d, 0x17e9, 0x4301);
 	CHECK_STR(profset_select(&s, &d)->name, "displaylink");
 	CHECK(profile_want(profset_find(&s, "displaylink"), K_NTB_RX_MAX, &d,
@@ -132,9 +132,9 @@ static void t_builtins_load(void)
 	CHECK(profile_want(profset_find(&s, "displaylink"), K_NTB_TX_MAX, &d,
 			   &v));
 	CHECK_EQ(v, 32768);
+	/* a modem: no shipped profile of its own but on a full-speed link */
 	host_dev(&d, 0x1199, 0x9071);
-	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
-	/* the same modem on a full-speed link: its own, more specific profile */
+	CHECK_STR(profset_select(&s, &d)->name, "default");
 	d.usb_speed = USBETH_USB_SPEED_FULL;
 	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem-full-speed");
 	CHECK(profile_want(profset_find(&s, "cellular-modem-full-speed"),
@@ -143,9 +143,9 @@ static void t_builtins_load(void)
 	CHECK(profile_want(profset_find(&s, "cellular-modem-full-speed"),
 			   K_NTB_TX_MAX, &d, &v));
 	CHECK_EQ(v, 8192);
-	/* ... and at high speed the general one */
+	/* ... and at high speed the default */
 	d.usb_speed = USBETH_USB_SPEED_HIGH;
-	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
+	CHECK_STR(profset_select(&s, &d)->name, "default");
 	host_dev(&d, 0x0bda, 0x8153);
 	CHECK_STR(profset_select(&s, &d)->name, "default");
 	gadget_dev(&d, USBETH_USB_SPEED_SUPER_PLUS, USBETH_USB_SPEED_SUPER_PLUS);
@@ -761,7 +761,7 @@ static void t_state(void)
 	r.ifindex = 7;
 	strcpy(r.ifname, "enx020000000001");
 	r.role = USBETH_ROLE_USB_HOST;
-	strcpy(r.profile, "cellular-modem");
+	strcpy(r.profile, "displaylink");
 	r.orig[K_TX_TIMER_USECS] = 400;
 	r.orig[K_NTB_TX_MAX] = 16384;
 	r.orig_has = 1U << K_TX_TIMER_USECS | 1U << K_NTB_TX_MAX;
@@ -782,7 +782,7 @@ static void t_state(void)
 	if (l) {
 		CHECK_EQ(l->ifindex, 7);
 		CHECK_STR(l->ifname, "enx020000000001");
-		CHECK_STR(l->profile, "cellular-modem");
+		CHECK_STR(l->profile, "displaylink");
 		CHECK_EQ(l->orig_has, r.orig_has);
 		CHECK_EQ(l->orig[K_TX_TIMER_USECS], 400);
 		CHECK_EQ(l->orig[K_NTB_TX_MAX], 16384);
@@ -958,8 +958,8 @@ static void t_admin_wins_ties(void)
 	/* every shipped profile leaves the tie to the admin's of priority 0 */
 	for (i = 0; i < avail.n; i++)
 		CHECK(avail.p[i]->priority <= 0);
-	/* cellular-modem enabled by a copy, the README's own profile beside */
-	snprintf(path, sizeof(path), "%s/cellular-modem.json", builtin_dirs[1]);
+	/* displaylink enabled by a copy, the admin's own for one dock beside */
+	snprintf(path, sizeof(path), "%s/displaylink.json", builtin_dirs[1]);
 	{
 		FILE *f = fopen(path, "r");
 		char buf[8192];
@@ -969,51 +969,51 @@ static void t_admin_wins_ties(void)
 		if (f)
 			fclose(f);
 		buf[n] = 0;
-		snprintf(path, sizeof(path), "%s/cellular-modem.json", etc);
+		snprintf(path, sizeof(path), "%s/displaylink.json", etc);
 		write_file(path, buf);
 	}
-	snprintf(path, sizeof(path), "%s/my-modem.json", etc);
-	write_file(path, "{\"match\": {\"vid\": \"1199\", \"pid\": \"9071\", "
+	snprintf(path, sizeof(path), "%s/my-dock.json", etc);
+	write_file(path, "{\"match\": {\"vid\": \"17e9\", \"pid\": \"4301\", "
 		   "\"role\": \"host\"}, \"settings\": {\"tx-timer-usecs\": 100}}");
 	CHECK_EQ(profset_load(&s, dirs, 2, &e), 0);
-	host_dev(&d, 0x1199, 0x9071);
+	host_dev(&d, 0x17e9, 0x4301);
 	/* unmarked, both are the admin's files: the name decides */
-	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
+	CHECK_STR(profset_select(&s, &d)->name, "displaylink");
 	profset_mark_available(&s, &avail);
-	CHECK(profset_find(&s, "cellular-modem")->available);
-	CHECK(!profset_find(&s, "my-modem")->available);
-	CHECK_STR(profset_select(&s, &d)->name, "my-modem");
-	expect_why(&s, "my-modem", "cellular-modem", "your own wins the tie");
-	/* another modem of the vendors: the shipped one still applies */
-	host_dev(&d, 0x1199, 0x9091);
-	CHECK_STR(profset_select(&s, &d)->name, "cellular-modem");
+	CHECK(profset_find(&s, "displaylink")->available);
+	CHECK(!profset_find(&s, "my-dock")->available);
+	CHECK_STR(profset_select(&s, &d)->name, "my-dock");
+	expect_why(&s, "my-dock", "displaylink", "your own wins the tie");
+	/* another dock of the vendor: the shipped one still applies */
+	host_dev(&d, 0x17e9, 0x4300);
+	CHECK_STR(profset_select(&s, &d)->name, "displaylink");
 	profset_free(&s);
 	/* a priority below the shipped one's loses the tie */
-	host_dev(&d, 0x1199, 0x9071);
+	host_dev(&d, 0x17e9, 0x4301);
 	CHECK_STR(winner_with(dirs, &avail, path, "{\"priority\": -1, "
-			      "\"match\": {\"vid\": \"1199\", \"pid\": \"9071\", "
+			      "\"match\": {\"vid\": \"17e9\", \"pid\": \"4301\", "
 			      "\"role\": \"host\"}}", &d, why, sizeof(why)),
-		  "cellular-modem");
+		  "displaylink");
 	/* less specific loses whatever the directory */
 	CHECK_STR(winner_with(dirs, &avail, path, "{\"priority\": 50, "
-			      "\"match\": {\"vid\": \"1199\", \"role\": \"host\"}}",
-			      &d, why, sizeof(why)), "cellular-modem");
+			      "\"match\": {\"vid\": \"17e9\", \"role\": \"host\"}}",
+			      &d, why, sizeof(why)), "displaylink");
 	/* two of the admin's in one directory: the name */
-	write_file(path, "{\"match\": {\"vid\": \"1199\", \"driver\": "
+	write_file(path, "{\"match\": {\"vid\": \"17e9\", \"driver\": "
 		   "\"cdc_ncm\", \"role\": \"host\"}}");
-	snprintf(path, sizeof(path), "%s/cellular-modem.json", etc);
+	snprintf(path, sizeof(path), "%s/displaylink.json", etc);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/a-modem.json", etc);
-	write_file(path, "{\"match\": {\"vid\": \"1199\", \"pid\": \"9071\", "
+	snprintf(path, sizeof(path), "%s/a-dock.json", etc);
+	write_file(path, "{\"match\": {\"vid\": \"17e9\", \"pid\": \"4301\", "
 		   "\"role\": \"host\"}}");
 	CHECK_EQ(profset_load(&s, dirs, 2, &e), 0);
 	profset_mark_available(&s, &avail);
-	CHECK_STR(profset_select(&s, &d)->name, "a-modem");
-	expect_why(&s, "a-modem", "my-modem", "name sorts first");
+	CHECK_STR(profset_select(&s, &d)->name, "a-dock");
+	expect_why(&s, "a-dock", "my-dock", "name sorts first");
 	profset_free(&s);
 	profset_free(&avail);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/my-modem.json", etc);
+	snprintf(path, sizeof(path), "%s/my-dock.json", etc);
 	unlink(path);
 	rmdir(etc);
 	rmdir(tmpl);
