@@ -113,7 +113,7 @@ KNOB_FIELD = {"ntb-tx-max": "drv_tx_max", "ntb-rx-max": "drv_rx_max",
               "tx-timer-usecs": "drv_tx_timer_usecs", "bql-limit-max": "drv_limit_max",
               "rx-usecs": "drv_rx_usecs", "txqueuelen": "drv_txqueuelen",
               "qmult": "drv_qmult", "shaper-up": "drv_shaper_up",
-              "shaper-down": "drv_shaper_down"}
+              "shaper-down": "drv_shaper_down", "adaptive-tx": "drv_adaptive_tx"}
 # cdc_ncm holds an NTB size that is a multiple of the endpoint's packet
 # size as one byte more; a profile's "device-max" is the device's own
 DEVICE_MAX = {"drv_tx_max": "drv_dev_tx_max", "drv_rx_max": "drv_dev_rx_max"}
