@@ -1144,6 +1144,14 @@ monitor_expect() {
 }
 
 # ------------------------------------------------------- what differs ----
+# kasan_kernel: the running kernel was built with KASAN (the debug kernels
+# of scripts/build-debug-kernel.sh), read from its own configuration. Under
+# TCG such a kernel carries a few hundred kbit/s through an emulated link:
+# less than the rates the emulated devices are tested at.
+kasan_kernel() {
+	grep -qx 'CONFIG_KASAN=y' "/lib/modules/$(uname -r)/config" 2>/dev/null
+}
+
 # usbnet_does_bql: whether this kernel's usbnet reports its TX bytes to BQL
 # (mainline 6.19: Debian 13 backports' 7.3 does, 6.1 and 6.12 do not). Read
 # from the driver itself, not from usbeth or a version number: its module

@@ -129,9 +129,13 @@ rate_of() {
 	echo $(( ${b% *} * 8 * 1000000 / ${b#* } ))
 }
 # within5 NAME MEASURED WANTED: one result, MEASURED within 5% of WANTED
+# (on a KASAN kernel a rate_* below it skips: the host cannot offer that
+# rate there, so the device has nothing to hold it against)
 within5() {
 	local lo=$(( $3 * 95 / 100 )) hi=$(( $3 * 105 / 100 ))
-	if [ "$2" -ge "$lo" ] && [ "$2" -le "$hi" ]; then
+	if [[ $1 == rate_* ]] && [ "$2" -lt "$lo" ] && kasan_kernel; then
+		ktap_skip "$1" "$2 bit/s: a KASAN kernel under TCG offers less than $3"
+	elif [ "$2" -ge "$lo" ] && [ "$2" -le "$hi" ]; then
 		ktap_ok "$1"
 		ktap_info "$1: $2 against $3"
 	else
@@ -187,7 +191,11 @@ for mode in nak bloat; do
 	held=$(emu_stat "$mode" urbs-held-max) drops=$(emu_stat "$mode" up-drops)
 	ddrops=$(emu_stat "$mode" down-drops)
 	ktap_info "$mode: at most $held URBs held on the host, $drops frames dropped up, $ddrops down"
-	if [ "$mode" = nak ]; then
+	if [ "$held" = 0 ] && [ "$drops" = 0 ] && kasan_kernel; then
+		# the host never offered more than the device's rate
+		ktap_skip "$([ "$mode" = nak ] && echo nak_holds_urbs_on_host || echo bloat_takes_and_drops)" \
+			"nothing held or dropped up: a KASAN kernel under TCG offers less than 4 Mbit/s"
+	elif [ "$mode" = nak ]; then
 		ktap_expect_eq nak_holds_urbs_on_host "$(( held >= 4 )) drops=$drops" "1 drops=0"
 	else
 		ktap_expect_eq bloat_takes_and_drops "held=$held $(( drops > 0 ))" "held=0 1"

@@ -52,9 +52,17 @@ read -r bn bb <<< "$big"
 read -r sn sb <<< "$small"
 ktap_info "NTBs (tx_ntbs): $bn for $bb bytes sent at tx_max 16384, $sn for $sb bytes at tx_max $tx"
 # at least 1.5 times the NTBs per byte (4 times, were every NTB full),
-# over at least 1 MiB each (a transfer, not its handshake)
-ktap_check smaller_ntb_means_more_ntbs test "$bb" -ge 1048576 -a "$sb" -ge 1048576 -a \
-	$((sn * bb * 2)) -gt $((bn * sb * 3))
+# over at least 1 MiB each (a transfer, not its handshake). That needs a
+# sender that fills the larger NTBs beyond the smaller size before the TX
+# timer sends them: a KASAN kernel under TCG does not (its 16 KiB NTBs
+# went out at about 4 KiB, the timer's share, as its 4 KiB ones did)
+if [ "$bn" -gt 0 ] && [ $((bb / bn)) -le "$tx" ] && kasan_kernel; then
+	ktap_skip smaller_ntb_means_more_ntbs \
+		"NTBs at tx_max 16384 averaged $((bb / bn)) bytes, no more than $tx: the TX timer, not the size, ended them (KASAN under TCG)"
+else
+	ktap_check smaller_ntb_means_more_ntbs test "$bb" -ge 1048576 -a "$sb" -ge 1048576 -a \
+		$((sn * bb * 2)) -gt $((bn * sb * 3))
+fi
 
 # ntb-rx-max: within the gadget's maximum it reaches the driver ...
 ktap_check set_ntb_rx_max_8192 ue "$H" set "$D" ntb_rx_max=8192
