@@ -7,10 +7,11 @@
 # own example of an admin's profile (my-modem), plug in a SuperSpeed USB
 # NCM gadget posing as that Sierra Wireless modem (1199:9071) with qmult 1,
 # and show what happens: the daemon applies my-modem to the host side and
-# the SuperSpeed-gadget profile to the gadget within the hotplug event, `usbeth link show` shows the values, traffic
-# out of the modem shows its BQL state (accounting active where the
-# kernel's usbnet does BQL: 7.3, the demo's default kernel), and stopping
-# the daemon puts everything back.
+# the SuperSpeed-gadget profile to the gadget within the hotplug event,
+# `usbeth link show` shows the values, traffic out of the modem shows its
+# BQL state (accounting active where the kernel's usbnet does BQL: 7.3,
+# the demo's default kernel), and stopping the daemon puts everything
+# back.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/usbethd_lib.sh"
 

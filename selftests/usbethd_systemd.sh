@@ -9,8 +9,9 @@
 # a tree that lives under /tmp). Checked: start returns once the
 # daemon said READY (Type=notify); the process has only CAP_NET_ADMIN,
 # no_new_privs and a seccomp filter; a "cellular modem" plugged in gets the
-# tests' modem profile through all that (cdc_ncm sysfs); reload keeps it running; stop
-# restores the driver's value; systemd-analyze's exposure score.
+# tests' modem profile through all that (cdc_ncm sysfs); reload keeps it
+# running; stop restores the driver's value; systemd-analyze's exposure
+# score.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/usbethd_lib.sh"
 
