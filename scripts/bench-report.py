@@ -625,8 +625,8 @@ def verdicts(paths):
            "where the profile has %d boots or more on the link and each lies beyond" % VERDICT_BOOTS,
            "the A/A band of its link and kernel, on the same side; the band reaches",
            "as far from 1, either way, as `defaults-again` came in any boot there",
-           "(the Summary's noise rows). Figures: the profile's lowest-highest boot,",
-           "as lat and tput ratios."]
+           "(the noise rows of performance-boots.md's Summary). Figures: the",
+           "profile's lowest-highest boot, as lat and tput ratios."]
     rows = ["| profile | link | kernels (boots) | verdict | why |",
             "| --- | --- | --- | --- | --- |"]
     emu = []

@@ -73,7 +73,7 @@ boot1() {
 	ktap_check dock_profile_shipped_disabled test -r /usr/share/usbeth/profiles.available/displaylink.json \
 		-a ! -e /usr/share/usbeth/profiles.d/displaylink.json
 	ktap_check dock_evidence_installed grep -qF "profile:displaylink" \
-		/usr/share/doc/usbethd/docs/performance.md
+		/usr/share/doc/usbethd/docs/performance-boots.md
 	# -- an admin's own profile for the modem, as the README shows: a file
 	# in /etc/usbeth/profiles.d and a reload (synchronous)
 	ktap_check own_modem_profile sh -c 'cat > /etc/usbeth/profiles.d/my-modem.json <<EOF &&

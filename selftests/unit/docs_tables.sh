@@ -18,12 +18,13 @@ rc=$?
 [ $rc -eq 0 ] || head -n 40 "$W/out" | sed 's/^/# /'
 ktap_expect_eq page_matches_data $rc 0
 # a figure typed over in a generated block: the first ratio of the summary
+# (on the boots page)
 awk 'f && /^\| / && /[0-9]\.[0-9][0-9] \(/ && !d { sub(/[0-9]\.[0-9][0-9] \(/, "9.99 ("); d = 1 }
 	/<!-- generated: bench-report.py --summary -->/ { f = 1 } { print }' \
-	"$USBETH_TOP/docs/performance.md" > "$W/page.md"
-if cmp -s "$W/page.md" "$USBETH_TOP/docs/performance.md"; then ktap_fail mutation_made; else ktap_ok mutation_made; fi
-USBETH_DOCS_PAGE=$W/page.md /usr/bin/python3 "$T" --check > "$W/out2" 2>&1
-ktap_check typed_figure_fails grep -q 'docs/performance.md differs from its data' "$W/out2"
+	"$USBETH_TOP/docs/performance-boots.md" > "$W/page.md"
+if cmp -s "$W/page.md" "$USBETH_TOP/docs/performance-boots.md"; then ktap_fail mutation_made; else ktap_ok mutation_made; fi
+USBETH_DOCS_BOOTS=$W/page.md /usr/bin/python3 "$T" --check > "$W/out2" 2>&1
+ktap_check typed_figure_fails grep -q 'docs/performance-boots.md differs from its data' "$W/out2"
 # a profile's verdict lines typed over in its JSON comment
 mkdir "$W/prof" && cp "$USBETH_TOP"/usbethd/profiles.available/*.json "$W/prof/" &&
 	sed -i '/"Verdicts on the test bed/{n;n;s/"- [a-z-]*/"- typed-over/}' "$W/prof/displaylink.json"

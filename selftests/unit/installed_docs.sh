@@ -3,8 +3,9 @@
 # What an installed profile cites is installed with it: `make install-docs`
 # (part of `make install`, and so of the packages) lays out README, NEWS and
 # docs/ under DOCDIR; every profile, built-in or shipped disabled, names
-# the installed page of its evidence and the summary rows it rests on, and
-# the installed page holds those rows and every file it links.
+# the installed page of its evidence and the summary rows it rests on, the
+# installed boots page beside it holds those rows, and the page every file
+# it links.
 here=$(cd "$(dirname "$0")" && pwd)
 export USBETH_TOP=${USBETH_TOP:-$(cd "$here/../.." && pwd)} USBETH_HELPERS_ONLY=1
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -28,6 +29,7 @@ for p in "${profiles[@]}"; do
 	c=$(python3 -c 'import json, sys; print(" ".join(json.load(open(sys.argv[1])).get("comment", [])))' "$p")
 	ktap_check "${n}_names_installed_page" grep -qF "Its evidence: docs/performance.md (installed in $DOCDIR)" <<< "$c"
 	ktap_check "${n}_rows_named" grep -qF "rows \"profile:$n\"" <<< "$c"
-	ktap_check "${n}_rows_in_page" grep -qF "profile:$n" "$page"
+	# the rows themselves: the Summary on the boots page beside it
+	ktap_check "${n}_rows_in_page" grep -qF "profile:$n" "$W$DOCDIR/docs/performance-boots.md"
 done
 ktap_finish
