@@ -73,6 +73,11 @@ aptargs() {
 	     "-o Dir::Cache=$d/cache"
 }
 declare -A apt_ready=()
+# apt_stanza URI SUITES: one deb822 source of Debian's main component
+apt_stanza() {
+	printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+		"$1" "$2" /usr/share/keyrings/debian-archive-keyring.gpg
+}
 apt_prepare() { # apt_prepare CODENAME
 	local code=$1 d=$cache/apt/$1
 	[ -n "${apt_ready[$code]:-}" ] && return 0
@@ -82,29 +87,10 @@ apt_prepare() { # apt_prepare CODENAME
 			$sudo apt-get update -q > /dev/null
 	else
 		mkdir -p "$d/sources" "$d/lists/partial" "$d/cache/archives/partial"
-		if [ "$code" = sid ]; then	# no updates, backports or security suites
-			cat > "$d/sources/$code.sources" <<-EOF
-			Types: deb
-			URIs: $mirror
-			Suites: sid
-			Components: main
-			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-			EOF
-		else
-			cat > "$d/sources/$code.sources" <<-EOF
-			Types: deb
-			URIs: $mirror
-			Suites: $code $code-updates $code-backports
-			Components: main
-			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-			Types: deb
-			URIs: $security_mirror
-			Suites: $code-security
-			Components: main
-			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-			EOF
-		fi
+		local suites="$code $code-updates $code-backports"
+		[ "$code" = sid ] && suites=sid	# no updates, backports or security suites
+		apt_stanza "$mirror" "$suites" > "$d/sources/$code.sources"
+		[ "$code" = sid ] || { echo; apt_stanza "$security_mirror" "$code-security"; } >> "$d/sources/$code.sources"
 		say "apt lists of $code (private configuration in $d)"
 		# shellcheck disable=SC2046
 		apt-get $(aptargs "$code") update -q 2>&1 | grep -v '^W: Download is performed unsandboxed' |
