@@ -222,7 +222,10 @@ modem_wanted() {
 	*) f=$(shipped_profile "$1") ;;
 	esac
 	out=$(python3 -c 'import json, sys
-s = json.load(open(sys.argv[1])).get("settings", {})
+try:
+    s = json.load(open(sys.argv[1])).get("settings", {})
+except (OSError, ValueError, AttributeError) as e:
+    sys.exit(f"modem_wanted: {sys.argv[1]}: {e}")
 print(" ".join(f"{k}={s[k]}" for k in sys.argv[2:] if s.get(k) is not None))' \
 		"$f" ntb-rx-max ntb-tx-max tx-timer-usecs bql-limit-max)
 	echo "${out:-none}"
