@@ -180,6 +180,9 @@ def declared(link, config, configs, pdir):
 def differences(rec, want):
     """What the line's driver state shows against what was declared."""
     out = []
+    # adaptive TX coalescing is off (or absent) wherever it is not declared
+    if "drv_adaptive_tx" not in want and rec.get("drv_adaptive_tx") == "on":
+        out.append("drv_adaptive_tx=on, declared off")
     for f, v in sorted(want.items()):
         held = rec.get(f)
         if v == "device-max":
@@ -1085,6 +1088,58 @@ def emulated_boots(paths):
     print("\n".join(out))
 
 
+def base_kernel(kernels):
+    """The kernel the others are compared with, as a one-item list (or
+    none): the control kernel (the patched kernel's source, configuration
+    and compiler without the patches) where there is one, else the first
+    kernel that carries no patches."""
+    return ([k for k in kernels if k.endswith("-control")]
+            or [k for k in kernels if "fixed" not in k])[:1]
+
+
+def config_rows(paths):
+    """Every configuration but the defaults against the defaults of its own
+    boot, boot by boot, beside that boot's A/A (defaults against
+    defaults-again): the idle RTT, and the ping under load and the
+    throughput each way."""
+    per = {}
+    for path in paths:
+        cells, _, _ = parse(path)
+        for (kernel, link), cfgs in cells.items():
+            d, a = cfgs.get("defaults"), cfgs.get("defaults-again")
+            if not d:
+                continue
+            for cfg, rounds in cfgs.items():
+                if cfg in KERNEL_CONFIGS:
+                    continue
+                for what, lat, mbit in (("idle", "idle_p50", None),
+                                        ("upload", "up_p50", "up_mbit"),
+                                        ("download", "down_p50", "down_mbit")):
+                    got = (ratio_of(agg(d, lat), agg(rounds, lat)),
+                           ratio_of(agg(rounds, mbit), agg(d, mbit)) if mbit else None,
+                           ratio_of(agg(d, lat), agg(a, lat)) if a else None)
+                    if got[0] is not None:
+                        per.setdefault((link, kernel, cfg, what), []).append(got)
+    if not per:
+        return []
+    out = ["", "Each configuration against the defaults of its own boot, boot by boot:",
+           "how many times lower the RTT is (idle, or the ping under an upload or a",
+           "download), the throughput against the defaults', and the same boot's",
+           "A/A (defaults against defaults-again, RTT): a boot's noise.", "",
+           "| link | kernel | configuration | RTT | boots | times lower, per boot | throughput, per boot "
+           "| A/A, per boot | boots lower beyond their A/A |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    show = lambda v: " ".join("-" if x is None else f"{x:.2f}" for x in v)
+    for (link, kernel, cfg, what), v in sorted(per.items(), key=lambda x: (
+            LINK_ORDER.index(x[0][0]) if x[0][0] in LINK_ORDER else 99,
+            kernel_sort(x[0][1]), x[0][2], ("idle", "upload", "download").index(x[0][3]))):
+        beyond = sum(x[2] is not None and x[0] > max(x[2], 1 / x[2]) for x in v)
+        out.append(f"| {link} | {kernel} | {cfg} | {what} | {len(v)} | {show(x[0] for x in v)} | "
+                   f"{show(x[1] for x in v) if what != 'idle' else '-'} | "
+                   f"{show(x[2] for x in v)} | {beyond} of {len(v)} |")
+    return out
+
+
 def kernels_md(paths):
     seen = kernel_boots(paths)
     if not seen:
@@ -1106,7 +1161,7 @@ def kernels_md(paths):
                 cols = [agg([{"x": b[i]} for b in v], "x") for i in range(3)]
                 out.append(f"| {link} | {d}load | {k} | {len(v)} | {fmt(cols[0])} | "
                            f"{fmt(cols[1], 2)} | {fmt(cols[2], 2)} |")
-            base = [k for k in ks if "fixed" not in k]
+            base = base_kernel(ks)
             if not base:
                 continue
             b = per[base[0]]
@@ -1125,11 +1180,11 @@ def kernels_md(paths):
                     f"| {link} | {d}load | {k} vs {base[0]} | {bl / kl:.2f} | "
                     f"{(km / bm - 1) * 100:+.0f}% | {kl:.2f} | {floor:.2f} | "
                     f"{bi / ki:.2f} |")
-    out += ["", "Against the stock kernel, on the medians above: how many times lower",
-            "the ping under load is, the throughput change, the ping under load and",
-            "the floor no ping under load goes below (the kernel's idle RTT plus",
-            "one 16 KiB NTB on the wire at the stock throughput), in ms; and how",
-            "many times lower the idle RTT is.", "",
+    out += ["", "Against the kernel without the patches, on the medians above: how many",
+            "times lower the ping under load is, the throughput change, the ping under",
+            "load and the floor no ping under load goes below (the kernel's idle RTT",
+            "plus one 16 KiB NTB on the wire at the unpatched kernel's throughput), in",
+            "ms; and how many times lower the idle RTT is.", "",
             "| link | direction | kernels | ping under load, times lower | throughput | ping under load | floor | idle RTT, times lower |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     out += cmp_rows
@@ -1137,7 +1192,7 @@ def kernels_md(paths):
     pairs = {}
     for path in paths:
         for (link, d), per in kernel_boots([path]).items():
-            base = [k for k in sorted(per, key=kernel_sort) if "fixed" not in k]
+            base = base_kernel(sorted(per, key=kernel_sort))
             if not base:
                 continue
             b = per[base[0]][0]
@@ -1146,8 +1201,8 @@ def kernels_md(paths):
                     v = per[k][0]
                     pairs.setdefault((link, d, k, base[0]), []).append((b[1] / v[1], v[0] / b[0]))
     if pairs:
-        out += ["", "Pair by pair (one boot of each kernel, run at the same time): how many",
-                "times lower the ping under load is, the throughput against the stock",
+        out += ["", "Pair by pair (one boot of each kernel, in one set of boots): how many",
+                "times lower the ping under load is, the throughput against the unpatched",
                 "kernel's, and in how many pairs the ping under load is lower.", "",
                 "| link | direction | kernels | ping under load, times lower, per pair | throughput, per pair | pairs with a lower ping |",
                 "| --- | --- | --- | --- | --- | --- |"]
@@ -1157,6 +1212,7 @@ def kernels_md(paths):
                        + " ".join(f"{x[0]:.2f}" for x in v) + " | "
                        + " ".join(f"{x[1]:.2f}" for x in v) + " | "
                        + f"{sum(x[0] > 1 for x in v)} of {len(v)} |")
+    out += config_rows(paths)
     floors = floor_lines(paths)
     if floors:
         out += ["", "What bounds it on the test bed (`selftests/bench/floor.sh`, the",

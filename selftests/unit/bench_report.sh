@@ -15,7 +15,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 44
+ktap_plan 47
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50 [DRV_STATE]
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -159,6 +159,24 @@ ktap_check kernels_against_stock grep -qxF '| ncm-full | upload | 7.3-fixed vs 7
 ktap_check kernels_pair_by_pair grep -qxF '| ncm-full | upload | 7.3-fixed vs 7.3 | 3.00 2.00 | 0.95 0.90 | 2 of 2 |' "$W/kernels.md"
 ktap_check kernels_floor_table grep -qxF '| ncm-full | 7.3-fixed | 1 | 1.50 | 3.50 | 4.00 | 95.0 | 1.38 |' "$W/kernels.md"
 ktap_check kernels_floor_refused grep -q 'a floor line without the defaults' "$W/kernels.err"
+# the control kernel is the base wherever there is one (not the first
+# kernel without "fixed" in its name); a configuration beyond the defaults
+# against its own boot's defaults, beside that boot's A/A; adaptive-tx on
+# where it is not declared refuses the line
+{ kl 7.3 1 defaults 50 20; kl 7.3-control 1 defaults 100 12; kl 7.3-control 1 defaults-again 100 10
+  kl 7.3-fixed 1 defaults 100 8 | sed 's/$/ drv_adaptive_tx=off/'
+  kl 7.3-fixed 1 defaults-again 100 10 | sed 's/$/ drv_adaptive_tx=off/'
+  kl 7.3-fixed 1 adaptive-tx 90 4 | sed 's/$/ drv_adaptive_tx=on/'
+  kl 7.3-fixed 2 defaults 1 1 | sed 's/$/ drv_adaptive_tx=on/'
+} > "$W/control-1.txt"
+grep -q '|adaptive-tx|' "$W/configs.txt" || printf 'ncm-full|adaptive-tx|adaptive-tx on\n' >> "$W/configs.txt"
+/usr/bin/python3 "$R" --kernels "$W/control-1.txt" > "$W/control.md" 2> "$W/control.err"
+sed 's/^/# /' "$W/control.md"
+# 7.3-fixed's defaults: median(8, 10) = 9 against the control's 11
+ktap_check kernels_control_base grep -qxF '| ncm-full | upload | 7.3-fixed vs 7.3-control | 1.22 | 1.00 | 1 of 1 |' "$W/control.md"
+# 8 / 4 times lower, 90 / 100, A/A 8 / 10 = 0.80: 2.00 is beyond 1 / 0.80
+ktap_check kernels_config_rows grep -qxF '| ncm-full | 7.3-fixed | adaptive-tx | upload | 1 | 2.00 | 0.90 | 0.80 | 1 of 1 |' "$W/control.md"
+ktap_check adaptive_tx_undeclared_refused grep -q 'config=defaults round=2: drv_adaptive_tx=on, declared off' "$W/control.err"
 
 # --verdicts: per shipped profile and link; beyond the A/A band (as far from
 # 1 as defaults-again came: 10 / 11, so 1.10) in every one of five boots
