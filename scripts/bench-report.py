@@ -218,10 +218,19 @@ def tagged(path, tag):
             yield line, rec
 
 
+# parse()'s results with the shipped table and profiles, per path: a
+# report reads a file once, and refuses each line once
+PARSED = {}
+
+
 def parse(path, configs=None, pdir=PROFILES):
     """{(kernel, link): {config: [round dict, ...]}}, errors per cell.
     Lines whose driver state differs from their configuration are refused
-    (REFUSED, and a line on stderr)."""
+    (REFUSED, and a line on stderr). Callers do not change what it returns."""
+    if configs is None and pdir is PROFILES:
+        if path not in PARSED:
+            PARSED[path] = parse(path, load_configs(), pdir)
+        return PARSED[path]
     if configs is None:
         configs = load_configs()
     cells, errors, order = {}, [], {}
@@ -1117,7 +1126,8 @@ def config_rows(paths):
                                         ("download", "down_p50", "down_mbit")):
                     got = (ratio_of(agg(d, lat), agg(rounds, lat)),
                            ratio_of(agg(rounds, mbit), agg(d, mbit)) if mbit else None,
-                           ratio_of(agg(d, lat), agg(a, lat)) if a else None)
+                           ratio_of(agg(d, lat), agg(a, lat)) if a else None,
+                           ratio_of(agg(a, mbit), agg(d, mbit)) if a and mbit else None)
                     if got[0] is not None:
                         per.setdefault((link, kernel, cfg, what), []).append(got)
     if not per:
@@ -1125,10 +1135,11 @@ def config_rows(paths):
     out = ["", "Each configuration against the defaults of its own boot, boot by boot:",
            "how many times lower the RTT is (idle, or the ping under an upload or a",
            "download), the throughput against the defaults', and the same boot's",
-           "A/A (defaults against defaults-again, RTT): a boot's noise.", "",
+           "A/A (defaults against defaults-again, the same two figures): a boot's",
+           "noise.", "",
            "| link | kernel | configuration | RTT | boots | times lower, per boot | throughput, per boot "
-           "| A/A, per boot | boots lower beyond their A/A |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "| A/A RTT, per boot | A/A throughput, per boot | boots lower beyond their A/A |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     show = lambda v: " ".join("-" if x is None else f"{x:.2f}" for x in v)
     for (link, kernel, cfg, what), v in sorted(per.items(), key=lambda x: (
             LINK_ORDER.index(x[0][0]) if x[0][0] in LINK_ORDER else 99,
@@ -1136,7 +1147,8 @@ def config_rows(paths):
         beyond = sum(x[2] is not None and x[0] > max(x[2], 1 / x[2]) for x in v)
         out.append(f"| {link} | {kernel} | {cfg} | {what} | {len(v)} | {show(x[0] for x in v)} | "
                    f"{show(x[1] for x in v) if what != 'idle' else '-'} | "
-                   f"{show(x[2] for x in v)} | {beyond} of {len(v)} |")
+                   f"{show(x[2] for x in v)} | "
+                   f"{show(x[3] for x in v) if what != 'idle' else '-'} | {beyond} of {len(v)} |")
     return out
 
 

@@ -175,7 +175,7 @@ sed 's/^/# /' "$W/control.md"
 # 7.3-fixed's defaults: median(8, 10) = 9 against the control's 11
 ktap_check kernels_control_base grep -qxF '| ncm-full | upload | 7.3-fixed vs 7.3-control | 1.22 | 1.00 | 1 of 1 |' "$W/control.md"
 # 8 / 4 times lower, 90 / 100, A/A 8 / 10 = 0.80: 2.00 is beyond 1 / 0.80
-ktap_check kernels_config_rows grep -qxF '| ncm-full | 7.3-fixed | adaptive-tx | upload | 1 | 2.00 | 0.90 | 0.80 | 1 of 1 |' "$W/control.md"
+ktap_check kernels_config_rows grep -qxF '| ncm-full | 7.3-fixed | adaptive-tx | upload | 1 | 2.00 | 0.90 | 0.80 | 1.00 | 1 of 1 |' "$W/control.md"
 ktap_check adaptive_tx_undeclared_refused grep -q 'config=defaults round=2: drv_adaptive_tx=on, declared off' "$W/control.err"
 
 # --verdicts: per shipped profile and link; beyond the A/A band (as far from
