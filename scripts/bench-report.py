@@ -12,6 +12,7 @@
     bench-report.py --boots [--link-dir PATH] [--write-plots DIR] DATA...
     bench-report.py --across-plot OUTDIR DATA...
     bench-report.py --kernels [--write-plots DIR] DATA...
+    bench-report.py --paired DATA...
     bench-report.py --verify LINK CONFIG [drv_FIELD=VALUE...]
 
 DATA holds the lines (as scripts/bench-data.sh collects them, one VM boot
@@ -53,6 +54,12 @@ file's name without .txt), which --write-plots DIR draws, and first each
 link's across-boots plot, LINK-DIR/across-LINK.png, which --across-plot
 OUTDIR draws: per configuration the median over the boots of the up and
 down lat and tput ratios, bars from the lowest to the highest boot.
+
+With --paired, per link, kernel and configuration, each boot's ratios
+against the defaults of that boot beside that boot's A/A (defaults against
+defaults-again), and how many boots lie beyond their own A/A: the pair by
+pair reading of boots whose noise differs from boot to boot (the same
+table ends --kernels' output).
 
 With --kernels, DATA... are boots of two or more kernels measured side by
 side (a stock kernel and one with upstream/'s series, booted in pairs at
@@ -1137,18 +1144,27 @@ def config_rows(paths):
            "download), the throughput against the defaults', and the same boot's",
            "A/A (defaults against defaults-again, the same two figures): a boot's",
            "noise.", "",
+           "The last two columns count the boots whose RTT was lower than the",
+           "defaults' by more than their A/A, and whose throughput lay beyond",
+           "their A/A, below or above.", "",
            "| link | kernel | configuration | RTT | boots | times lower, per boot | throughput, per boot "
-           "| A/A RTT, per boot | A/A throughput, per boot | boots lower beyond their A/A |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "| A/A RTT, per boot | A/A throughput, per boot | RTT lower beyond the A/A "
+           "| throughput beyond the A/A |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     show = lambda v: " ".join("-" if x is None else f"{x:.2f}" for x in v)
     for (link, kernel, cfg, what), v in sorted(per.items(), key=lambda x: (
             LINK_ORDER.index(x[0][0]) if x[0][0] in LINK_ORDER else 99,
             kernel_sort(x[0][1]), x[0][2], ("idle", "upload", "download").index(x[0][3]))):
         beyond = sum(x[2] is not None and x[0] > max(x[2], 1 / x[2]) for x in v)
+        tput = [x for x in v if x[1] is not None and x[3] is not None]
+        below = sum(x[1] < min(x[3], 1 / x[3]) for x in tput)
+        above = sum(x[1] > max(x[3], 1 / x[3]) for x in tput)
         out.append(f"| {link} | {kernel} | {cfg} | {what} | {len(v)} | {show(x[0] for x in v)} | "
                    f"{show(x[1] for x in v) if what != 'idle' else '-'} | "
                    f"{show(x[2] for x in v)} | "
-                   f"{show(x[3] for x in v) if what != 'idle' else '-'} | {beyond} of {len(v)} |")
+                   f"{show(x[3] for x in v) if what != 'idle' else '-'} | {beyond} of {len(v)} | "
+                   + (f"{below} below, {above} above, of {len(tput)}" if what != "idle" else "-")
+                   + " |")
     return out
 
 
@@ -1307,6 +1323,8 @@ def main():
                     help="DATA...: the emulated links over every boot, on stdout")
     ap.add_argument("--emulated-boots", action="store_true",
                     help="DATA...: the emulated links' A/A ratios per boot, on stdout")
+    ap.add_argument("--paired", action="store_true",
+                    help="DATA...: each configuration against its own boot's defaults and A/A, boot by boot")
     ap.add_argument("--verify", action="store_true",
                     help="LINK CONFIG drv_FIELD=VALUE...: the state holds what CONFIG declares")
     ap.add_argument("paths", nargs="+", metavar="DATA [OUTDIR]")
@@ -1327,6 +1345,12 @@ def main():
         return
     if a.summary:
         summary(a.paths)
+        return
+    if a.paired:
+        rows = config_rows(a.paths)
+        if not rows:
+            sys.exit("bench-report: no boot with a defaults cell in " + " ".join(a.paths))
+        print("\n".join(rows[1:]))
         return
     if a.verdicts:
         verdicts(a.paths)

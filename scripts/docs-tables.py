@@ -15,7 +15,9 @@ late/ are read by nothing), for MODE --verdicts over those and
 docs/performance/emulated/*.txt, or, for MODE --kernels, by its output over
 docs/performance/kernels/*.txt: pairs of boots of a stock kernel and one
 with upstream/'s series (scripts/bench-kernels.sh), whose plot is
-docs/performance/kernels/kernels.png; for MODE --emulated and
+docs/performance/kernels/kernels.png; for MODE --paired, over the files
+of docs/performance/ named *-set-*.txt (sets of boots of the NCM links,
+each with an A/A cell, read pair by pair); for MODE --emulated and
 --emulated-boots, --emulated-verdicts and --targets, over
 docs/performance/emulated/*.txt,
 boots of the emulated links. In each shipped profile's JSON
@@ -47,7 +49,7 @@ PAGE = os.environ.get("USBETH_DOCS_PAGE") or os.path.join(TOP, "docs", "performa
 BOOTS_PAGE = os.environ.get("USBETH_DOCS_BOOTS") or os.path.join(TOP, "docs", "performance-boots.md")
 DOCS = os.path.join(TOP, "docs")
 PERF = os.path.join(DOCS, "performance")
-BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--verdicts|--summary|--across|--boots|--kernels|--emulated|--emulated-boots|--emulated-verdicts|--targets) -->\n)"
+BLOCK = re.compile(r"(<!-- generated: bench-report\.py (--verdicts|--summary|--across|--boots|--kernels|--paired|--emulated|--emulated-boots|--emulated-verdicts|--targets) -->\n)"
                    r"(.*?)(<!-- end generated -->)", re.S)
 # an image the page links: ![...](performance/NAME.png)
 IMAGE = re.compile(r"!\[[^\]]*\]\((performance/[^)\s]+\.png)\)")
@@ -75,6 +77,10 @@ def generate(mode):
     if mode == "--verdicts":
         # every boot that may hold a profile: the grid's and the emulated links'
         return bench_report([mode] + data() + data(EMULATED)).rstrip("\n") + "\n"
+    if mode == "--paired":
+        # the NCM links' sets of boots measured for a pair by pair reading
+        return bench_report([mode] + [d for d in data() if "-set-" in os.path.basename(d)]
+                            ).rstrip("\n") + "\n"
     sub = {"--kernels": KERNELS, "--emulated": EMULATED, "--emulated-boots": EMULATED,
            "--emulated-verdicts": EMULATED, "--targets": EMULATED}.get(mode, PERF)
     return bench_report([mode] + data(sub)).rstrip("\n") + "\n"

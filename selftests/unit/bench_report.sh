@@ -15,7 +15,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 47
+ktap_plan 48
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50 [DRV_STATE]
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -174,8 +174,12 @@ grep -q '|adaptive-tx|' "$W/configs.txt" || printf 'ncm-full|adaptive-tx|adaptiv
 sed 's/^/# /' "$W/control.md"
 # 7.3-fixed's defaults: median(8, 10) = 9 against the control's 11
 ktap_check kernels_control_base grep -qxF '| ncm-full | upload | 7.3-fixed vs 7.3-control | 1.22 | 1.00 | 1 of 1 |' "$W/control.md"
-# 8 / 4 times lower, 90 / 100, A/A 8 / 10 = 0.80: 2.00 is beyond 1 / 0.80
-ktap_check kernels_config_rows grep -qxF '| ncm-full | 7.3-fixed | adaptive-tx | upload | 1 | 2.00 | 0.90 | 0.80 | 1.00 | 1 of 1 |' "$W/control.md"
+# 8 / 4 times lower, 90 / 100, A/A 8 / 10 = 0.80: 2.00 is beyond 1 / 0.80;
+# the A/A's throughput 1.00, so 0.90 lies below it
+row='| ncm-full | 7.3-fixed | adaptive-tx | upload | 1 | 2.00 | 0.90 | 0.80 | 1.00 | 1 of 1 | 1 below, 0 above, of 1 |'
+ktap_check kernels_config_rows grep -qxF "$row" "$W/control.md"
+# --paired: the same table alone
+ktap_check paired_rows grep -qxF "$row" <(/usr/bin/python3 "$R" --paired "$W/control-1.txt" 2> /dev/null)
 ktap_check adaptive_tx_undeclared_refused grep -q 'config=defaults round=2: drv_adaptive_tx=on, declared off' "$W/control.err"
 
 # --verdicts: per shipped profile and link; beyond the A/A band (as far from
