@@ -15,7 +15,7 @@ source "$here/../lib.sh"
 [ -x /usr/bin/python3 ] || ktap_skip_all "no /usr/bin/python3 (Debian: apt-get install python3)"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-ktap_plan 48
+ktap_plan 49
 k='# data: kernel=7.3 link=ncm-full'
 line() { # CONFIG ROUND IDLE UP_MBIT UP_P50 DOWN_MBIT DOWN_P50 [DRV_STATE]
 	echo "  $k config=$1 round=$2 idle_p50=$3 idle_p90=$3 idle_p99=$3" \
@@ -240,4 +240,18 @@ ktap_check emulated_verdict_state_refused grep -q 'drv_shaper_up=none, declared 
 /usr/bin/python3 "$R" --targets "$W"/s[1-5].txt > "$W/tg.md" 2>&1
 sed 's/^/# /' "$W/tg.md"
 ktap_check targets_dongle_floor grep -qxF '| dongle-udp | 6.1 | cake | 5 | 12.0 (12.0-12.0) | 0.90 (0.90-0.90) | no (0 of 5) |' "$W/tg.md"
+
+# the shipped table: every knob a configuration sets is one data.sh can
+# set, a knob of `usbeth link set` (lib/usbeth.h's USBETH_KNOBS) or one of
+# the words data.sh hands to tc or ethtool instead (a txqueuelen row once
+# failed in every boot: no such knob)
+knobs=$(grep -o 'X([A-Z_]*, "[a-z-]*"' "$USBETH_TOP/lib/usbeth.h" | sed 's/.*"\(.*\)"/\1/')
+bad=$(awk -F'|' '!/^#/ && NF == 3 && $3 != "retired" {
+	n = split($3, w, " ")
+	for (i = 1; i <= n; i += 2) { k = w[i]; sub(/^@/, "", k); print $2 ": " k }
+}' "$USBETH_TOP/selftests/bench/configs.txt" | while read -r cfg knob; do
+	grep -qxF "$knob" <<< "$knobs"$'\nshaper-up\nshaper-down\nadaptive-tx' || echo "$cfg $knob"
+done)
+[ -n "$knobs" ] || bail "no knob names in lib/usbeth.h"
+ktap_expect_eq configs_knobs_settable "$bad" ""
 ktap_finish
