@@ -16,8 +16,9 @@ docs/performance/emulated/*.txt, or, for MODE --kernels, by its output over
 docs/performance/kernels/*.txt: pairs of boots of a stock kernel and one
 with upstream/'s series (scripts/bench-kernels.sh), whose plot is
 docs/performance/kernels/kernels.png; for MODE --paired, over the files
-of docs/performance/ named *-set-*.txt (sets of boots of the NCM links,
-each with an A/A cell, read pair by pair); for MODE --emulated and
+of docs/performance/ named *-set-*.txt and of docs/performance/emulated/
+named *-knobs-*.txt (sets of boots, each with an A/A cell, read pair by
+pair); for MODE --emulated and
 --emulated-boots, --emulated-verdicts and --targets, over
 docs/performance/emulated/*.txt,
 boots of the emulated links. In each shipped profile's JSON
@@ -78,8 +79,10 @@ def generate(mode):
         # every boot that may hold a profile: the grid's and the emulated links'
         return bench_report([mode] + data() + data(EMULATED)).rstrip("\n") + "\n"
     if mode == "--paired":
-        # the NCM links' sets of boots measured for a pair by pair reading
+        # the sets of boots measured for a pair by pair reading: the NCM
+        # links' and the emulated links' knobs, each alone
         return bench_report([mode] + [d for d in data() if "-set-" in os.path.basename(d)]
+                            + [d for d in data(EMULATED) if "-knobs-" in os.path.basename(d)]
                             ).rstrip("\n") + "\n"
     sub = {"--kernels": KERNELS, "--emulated": EMULATED, "--emulated-boots": EMULATED,
            "--emulated-verdicts": EMULATED, "--targets": EMULATED}.get(mode, PERF)
