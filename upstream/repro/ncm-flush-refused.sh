@@ -22,9 +22,9 @@
 # the first fragment's NTB alone, taking the last request; the second
 # fragment then waits in the gadget's qdisc, stopped, and goes once a
 # request is back: the case does not arise, and an unpatched kernel can
-# pass. Run it on a host with nothing else to do. The
-# count is of every datagram the host receives once its link is up
-# (one more than three has been seen): a pass is three or more.
+# pass. Run it on a host with nothing else to do. The count is of every
+# datagram the host receives once its link is up (one more than three
+# has been seen): a pass is three or more.
 #
 #   ncm-flush-refused.sh
 #
