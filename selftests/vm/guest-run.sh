@@ -103,19 +103,15 @@ install_stage() {
 
 # kselftest_ktap FIRST COUNTFILE: run_kselftest.sh's TAP as this script's
 # KTAP: its own lines (plan, "# selftests: ...", timeouts) as comments, each
-# test's output (prefixed "# " by the runner) nested two spaces in and
-# closed by how long the test took (wall clock), each result numbered from
-# FIRST and named NAME@KERNEL; "results=N failed=N" in COUNTFILE at the end.
+# test's output (prefixed "# " by the runner) nested two spaces in, each
+# result numbered from FIRST and named NAME@KERNEL; "results=N failed=N"
+# in COUNTFILE at the end.
 kselftest_ktap() {
 	awk -v first="$1" -v cnt="$2" -v kernel="$kernel" '
 	function out(l) { print l; fflush() }
-	function now(t) { "date +%s" | getline t; close("date +%s"); return t }
 	/^TAP version / || /^1\.\.[0-9]+$/ { out("# run_kselftest.sh: " $0); next }
-	/^# selftests: / { began = now() }
 	/^# (selftests: |timeout set to |overriding timeout to )/ { out($0); next }
 	/^(not )?ok [0-9]+ selftests: usbeth: / {
-		if (began != "")
-			out("  # wall clock: " now() - began " s")
 		nok = ($1 == "not")
 		rest = $0
 		sub(/^(not )?ok [0-9]+ selftests: usbeth: /, "", rest)
