@@ -101,17 +101,31 @@ install_stage() {
 	mount -t tmpfs -o ro,size=4k usbeth-no-tree "$USBETH_TOP"
 }
 
-# kselftest_ktap FIRST COUNTFILE: run_kselftest.sh's TAP as this script's
-# KTAP: its own lines (plan, "# selftests: ...", timeouts) as comments, each
-# test's output (prefixed "# " by the runner) nested two spaces in, each
-# result numbered from FIRST and named NAME@KERNEL; "results=N failed=N"
-# in COUNTFILE at the end.
+# stamped: each line of stdin prefixed with the second bash read it in
+# (awk reads a pipe in blocks: a time taken there is the block's).
+stamped() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		printf '%s %s\n' "$EPOCHSECONDS" "$line"
+	done
+}
+
+# kselftest_ktap FIRST COUNTFILE: run_kselftest.sh's TAP, stamped, as this
+# script's KTAP: its own lines (plan, "# selftests: ...", timeouts) as
+# comments, each test's output (prefixed "# " by the runner) nested two
+# spaces in and closed by the test's wall-clock time, each result
+# numbered from FIRST and named NAME@KERNEL; "results=N failed=N" in
+# COUNTFILE at the end.
 kselftest_ktap() {
 	awk -v first="$1" -v cnt="$2" -v kernel="$kernel" '
 	function out(l) { print l; fflush() }
+	{ t = $1; $0 = substr($0, length($1) + 2) }
 	/^TAP version / || /^1\.\.[0-9]+$/ { out("# run_kselftest.sh: " $0); next }
+	/^# selftests: / { began = t }
 	/^# (selftests: |timeout set to |overriding timeout to )/ { out($0); next }
 	/^(not )?ok [0-9]+ selftests: usbeth: / {
+		if (began != "")
+			out("  # wall clock: " t - began " s")
 		nok = ($1 == "not")
 		rest = $0
 		sub(/^(not )?ok [0-9]+ selftests: usbeth: /, "", rest)
@@ -138,7 +152,7 @@ if [ -n "$stage" ]; then
 	(
 		unset USBETH_TOP USBETH_KMOD USBETH_KMOD_DIR
 		cd "$kst" && ./run_kselftest.sh -c usbeth 2>&1
-	) | kselftest_ktap $((i + 1)) /run/guest-run.kselftest
+	) | stamped | kselftest_ktap $((i + 1)) /run/guest-run.kselftest
 	read -r kr kf < <(sed -n 's/^results=\([0-9]*\) failed=\([0-9]*\)$/\1 \2/p' /run/guest-run.kselftest)
 	i=$((i + kn))
 	failed=$((failed + ${kf:-1}))
