@@ -102,9 +102,9 @@ import sys
 FIELDS = ("idle_p50", "idle_p90", "idle_p99",
           "up_mbit", "up_p50", "up_p90", "up_p99",
           "down_mbit", "down_p50", "down_p90", "down_p99")
-# on the emulated links: the share of a transfer's window (%) the device's
+# on the emulated links: the share of the upload's window (%) the device's
 # egress sat idle with nothing to send (usbemu's count; optional)
-IDLE_FIELDS = ("up_idle", "down_idle")
+IDLE_FIELDS = ("up_idle",)
 LINK_ORDER = ("ncm-full", "ncm-high", "ncm-super", "e1000e", "usbnet", "usbnet-rndis",
               "dongle", "dongle-udp", "modem", "modem-step", "modem-ncm", "dock", "dock-busy")
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -205,10 +205,10 @@ ktap_check profile_verdict_line grep -qxF 'ncm-full (7.3 x5; 5 boots): helps and
 # only where the newest kernel of a set kept a defaults cell (170 / 50);
 # a refused cell counts both its transfers, a refused direction one
 printf 'dongle-udp|defaults|\ndongle-udp|defaults-again|\n' >> "$W/configs.txt"
-el() { # KERNEL CONFIG UP_P50 UP_MBIT [MORE]
+el() { # KERNEL CONFIG UP_P50 UP_MBIT [MORE] (IDLE: the egress idle %, 1)
 	echo "# data: kernel=$1 link=dongle-udp config=$2 round=1 idle_p50=2 idle_p90=2 idle_p99=2" \
 		"up_mbit=$4 up_p50=$3 up_p90=$3 up_p99=$3 up_n=225 down_mbit=- down_p50=- down_p90=-" \
-		"down_p99=- down_n=0 up_wire=3.9 up_idle=1 rate_up=4000000 rate_down=4000000 ${5:-}"
+		"down_p99=- down_n=0 up_wire=3.9 up_idle=${IDLE:-1} rate_up=4000000 rate_down=4000000 ${5:-}"
 }
 below() { echo "# data: kernel=$1 link=dongle-udp config=defaults round=$2 error=below-rate"; }
 { el 6.1 defaults 170 3.86; el 6.1 defaults-again 170 3.86; el 7.3 defaults 50 3.88
@@ -228,7 +228,7 @@ ktap_check emulated_refused_counted grep -qxF 'Transfers refused as below the em
 printf 'dongle-udp|cake|shaper-up 3600000 shaper-down 3600000\n' >> "$W/configs.txt"
 sh='drv_shaper_up=3600000 drv_shaper_down=3600000'
 for b in 1 2 3 4 5; do
-	{ el 6.1 defaults 170 3.86; el 6.1 defaults-again 170 3.86; el 6.1 cake 17 3.474 "$sh"; } > "$W/s$b.txt"
+	{ el 6.1 defaults 170 3.86; el 6.1 defaults-again 170 3.86; IDLE=$((b + 10)) el 6.1 cake 17 3.474 "$sh"; } > "$W/s$b.txt"
 done
 el 6.1 cake 1 3.9 'drv_shaper_up=none drv_shaper_down=3600000' >> "$W/s1.txt"
 /usr/bin/python3 "$R" --emulated-verdicts "$W"/s[1-5].txt > "$W/ev.md" 2> "$W/ev.err"
@@ -237,10 +237,11 @@ ktap_check emulated_verdict_shaper grep -qxF '| dongle-udp | 6.1 | cake | 5 | 10
 ktap_check emulated_verdict_state_refused grep -q 'drv_shaper_up=none, declared 3600000' "$W/ev.err"
 # --targets: the same shaper, 17 - 2 - 1514 * 8 / 4000 = 12.0 ms above the
 # floor at 0.90 of the throughput: short of the dongle's target in all five;
-# beside it, the egress idle 1% of each upload
+# beside it, the shaper's own egress idle share (11-15%, median 13), not
+# the defaults' (1%)
 /usr/bin/python3 "$R" --targets "$W"/s[1-5].txt > "$W/tg.md" 2>&1
 sed 's/^/# /' "$W/tg.md"
-ktap_check targets_dongle_floor grep -qxF '| dongle-udp | 6.1 | cake | 5 | 12.0 (12.0-12.0) | 0.90 (0.90-0.90) | no (0 of 5) | 1.0 (1.0-1.0) |' "$W/tg.md"
+ktap_check targets_dongle_floor grep -qxF '| dongle-udp | 6.1 | cake | 5 | 12.0 (12.0-12.0) | 0.90 (0.90-0.90) | no (0 of 5) | 13.0 (11.0-15.0) |' "$W/tg.md"
 
 # the shipped table: every knob a configuration sets is one data.sh can
 # set, a knob of `usbeth link set` (lib/usbeth.h's USBETH_KNOBS) or one of
